@@ -1,0 +1,138 @@
+package io.shardwise.testkit.internal;
+
+import io.shardwise.testkit.PostgresStartException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.UserPrincipalLookupService;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The operating-system account that runs PostgreSQL. PostgreSQL refuses to run as root, so when the
+ * JVM is root every server command is run through {@code setpriv} as an unprivileged account
+ * (default {@code postgres}) that owns the data directories. Otherwise commands run as the JVM's user.
+ */
+public final class ServerUser {
+  private final String name;
+  private final String group;
+  private final boolean switchUser;
+
+  private ServerUser(String name, String group, boolean switchUser) {
+    this.name = name;
+    this.group = group;
+    this.switchUser = switchUser;
+  }
+
+  public static ServerUser detect(String configuredAccount) {
+    boolean root = isRoot();
+    if (!root) {
+      return new ServerUser(System.getProperty("user.name"), null, false);
+    }
+    String account = configuredAccount == null || configuredAccount.isBlank() ? "postgres" : configuredAccount;
+    String group = run(List.of("id", "-gn", account));
+    if (group == null) {
+      throw new PostgresStartException("The JVM runs as root and PostgreSQL refuses to run as root, so the"
+          + " testkit runs it as the unprivileged account '" + account + "', which does not exist here."
+          + " Create it (useradd --system --user-group " + account + ") or name another account with"
+          + " -Dshardwise.testkit.osUser=<account>.");
+    }
+    if (run(List.of("setpriv", "--version")) == null) {
+      throw new PostgresStartException("The JVM runs as root; the testkit needs util-linux's setpriv to run"
+          + " PostgreSQL as '" + account + "'. Install util-linux, or run the tests as an ordinary user.");
+    }
+    return new ServerUser(account, group, true);
+  }
+
+  private static boolean isRoot() {
+    try {
+      Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+      return uid instanceof Integer i && i == 0;
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      return "root".equals(System.getProperty("user.name"));
+    }
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public boolean switchesUser() {
+    return switchUser;
+  }
+
+  /** The command line that runs {@code command} as this account (exec, no intermediate process). */
+  public List<String> command(List<String> command) {
+    if (!switchUser) {
+      return command;
+    }
+    List<String> wrapped = new ArrayList<>(command.size() + 5);
+    wrapped.add("setpriv");
+    wrapped.add("--reuid=" + name);
+    wrapped.add("--regid=" + group);
+    wrapped.add("--init-groups");
+    wrapped.add("--");
+    wrapped.addAll(command);
+    return wrapped;
+  }
+
+  /** Hands a file or directory that the JVM created to this account. */
+  public void own(Path path) throws IOException {
+    if (!switchUser) {
+      return;
+    }
+    UserPrincipalLookupService lookup = path.getFileSystem().getUserPrincipalLookupService();
+    PosixFileAttributeView view = Files.getFileAttributeView(path, PosixFileAttributeView.class,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    view.setOwner(lookup.lookupPrincipalByName(name));
+    view.setGroup(lookup.lookupPrincipalByGroupName(group));
+  }
+
+  /** Runs a short command as this account; returns its output, or throws with the output on failure. */
+  public String runChecked(List<String> command, Path workDir, long timeoutSeconds) {
+    ProcessBuilder pb = new ProcessBuilder(command(command)).redirectErrorStream(true);
+    if (workDir != null) {
+      pb.directory(workDir.toFile());
+    }
+    pb.environment().put("LC_ALL", "C");
+    pb.environment().put("LANG", "C");
+    try {
+      Process p = pb.start();
+      p.getOutputStream().close();
+      byte[] out = p.getInputStream().readAllBytes();
+      if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new PostgresStartException("'" + String.join(" ", command) + "' did not finish within "
+            + timeoutSeconds + " s");
+      }
+      String text = new String(out, StandardCharsets.UTF_8);
+      if (p.exitValue() != 0) {
+        throw new PostgresStartException("'" + String.join(" ", command) + "' as " + name + " failed with exit code "
+            + p.exitValue() + ":\n" + text);
+      }
+      return text;
+    } catch (IOException e) {
+      throw new PostgresStartException("Could not run '" + String.join(" ", command) + "': " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new PostgresStartException("Interrupted while running '" + String.join(" ", command) + "'", e);
+    }
+  }
+
+  private static String run(List<String> command) {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      p.getOutputStream().close();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      return p.waitFor() == 0 ? out : null;
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+}

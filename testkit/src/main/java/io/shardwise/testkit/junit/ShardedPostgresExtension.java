@@ -1,0 +1,119 @@
+package io.shardwise.testkit.junit;
+
+import io.shardwise.testkit.PostgresNode;
+import io.shardwise.testkit.PostgresShard;
+import io.shardwise.testkit.PostgresTopology;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.platform.commons.support.AnnotationSupport;
+
+/** Starts, shares and stops the topology of {@link ShardedPostgres}; resolves its parameters. */
+public final class ShardedPostgresExtension implements BeforeAllCallback, ParameterResolver {
+  private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ShardedPostgresExtension.class);
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    topology(context);
+  }
+
+  /** The topology of the test class in {@code context}, started on first use. */
+  public static PostgresTopology topology(ExtensionContext context) {
+    ShardedPostgres config = findConfig(context).orElseThrow(() -> new IllegalStateException(
+        context.getDisplayName() + " uses ShardedPostgresExtension without @ShardedPostgres on its class"));
+    String key = config.shards() + "x" + config.replicas() + Arrays.toString(config.settings());
+    ExtensionContext owner = config.scope() == ShardedPostgres.Scope.RUN ? context.getRoot() : classContext(context);
+    return owner.getStore(NAMESPACE)
+        .getOrComputeIfAbsent(key, k -> new StartedTopology(start(config)), StartedTopology.class)
+        .topology;
+  }
+
+  private static ExtensionContext classContext(ExtensionContext context) {
+    ExtensionContext c = context;
+    while (c.getTestMethod().isPresent() && c.getParent().isPresent()) {
+      c = c.getParent().get();
+    }
+    return c;
+  }
+
+  private static Optional<ShardedPostgres> findConfig(ExtensionContext context) {
+    for (Optional<Class<?>> type = context.getTestClass(); type.isPresent(); ) {
+      Optional<ShardedPostgres> found = AnnotationSupport.findAnnotation(type.get(), ShardedPostgres.class);
+      if (found.isPresent()) {
+        return found;
+      }
+      Class<?> enclosing = type.get().getEnclosingClass();
+      type = Optional.ofNullable(enclosing);
+    }
+    return Optional.empty();
+  }
+
+  private static PostgresTopology start(ShardedPostgres config) {
+    PostgresTopology.Builder builder = PostgresTopology.builder()
+        .shards(config.shards())
+        .replicasPerShard(config.replicas());
+    for (String setting : config.settings()) {
+      int eq = setting.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("@ShardedPostgres settings take \"name=value\", got \"" + setting + "\"");
+      }
+      builder.setting(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
+    }
+    return builder.start();
+  }
+
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext extension) {
+    Class<?> type = parameter.getParameter().getType();
+    if (type == PostgresTopology.class) {
+      return true;
+    }
+    return parameter.isAnnotated(Node.class)
+        && (type == DataSource.class || type == String.class || type == PostgresNode.class);
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext extension) {
+    PostgresTopology topology = topology(extension);
+    Class<?> type = parameter.getParameter().getType();
+    if (type == PostgresTopology.class) {
+      return topology;
+    }
+    Node node = parameter.findAnnotation(Node.class).orElseThrow();
+    if (node.shard() < 0 || node.shard() >= topology.shardCount()) {
+      throw new ParameterResolutionException("@Node(shard = " + node.shard() + ") but the topology has shards 0.."
+          + (topology.shardCount() - 1));
+    }
+    PostgresShard shard = topology.shard(node.shard());
+    List<PostgresNode> replicas = shard.replicas();
+    if (node.replica() >= replicas.size()) {
+      throw new ParameterResolutionException("@Node(replica = " + node.replica() + ") but shard " + node.shard()
+          + " has " + replicas.size() + " replica(s); raise @ShardedPostgres(replicas)");
+    }
+    PostgresNode chosen = node.replica() < 0 ? shard.primary() : shard.replica(node.replica());
+    if (type == PostgresNode.class) {
+      return chosen;
+    }
+    return type == String.class ? chosen.jdbcUrl() : chosen.dataSource();
+  }
+
+  /** Closes the topology when its store (class or run) is closed. */
+  private static final class StartedTopology implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+    final PostgresTopology topology;
+
+    StartedTopology(PostgresTopology topology) {
+      this.topology = topology;
+    }
+
+    @Override
+    public void close() {
+      topology.close();
+    }
+  }
+}
