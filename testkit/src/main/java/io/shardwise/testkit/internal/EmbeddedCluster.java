@@ -78,6 +78,7 @@ public final class EmbeddedCluster implements Cluster {
     Path runDir;
     try {
       Files.createDirectories(workDir);
+      user.letTraverse(workDir);
       runDir = Files.createTempDirectory(workDir, "run-" + ProcessHandle.current().pid() + "-");
       StaleRuns.writeOwner(runDir);
       Files.createDirectories(runDir.resolve("logs"));
@@ -85,6 +86,7 @@ public final class EmbeddedCluster implements Cluster {
     } catch (IOException e) {
       throw new PostgresStartException("Could not prepare the testkit work directory " + workDir + ": " + e.getMessage(), e);
     }
+    user.requireAccess(runDir);
     EmbeddedCluster cluster = new EmbeddedCluster(user, binaries, runDir);
     try {
       cluster.startWatchdog();

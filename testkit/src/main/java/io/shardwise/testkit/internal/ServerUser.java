@@ -91,6 +91,32 @@ public final class ServerUser {
     view.setGroup(lookup.lookupPrincipalByGroupName(group));
   }
 
+  /** Lets this account pass through a directory the JVM created (it needs search permission on every parent). */
+  public void letTraverse(Path dir) throws IOException {
+    if (!switchUser) {
+      return;
+    }
+    var perms = java.util.EnumSet.copyOf(Files.getPosixFilePermissions(dir));
+    perms.add(java.nio.file.attribute.PosixFilePermission.GROUP_EXECUTE);
+    perms.add(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE);
+    Files.setPosixFilePermissions(dir, perms);
+  }
+
+  /** Fails early, and says why, when this account cannot write into {@code dir}. */
+  public void requireAccess(Path dir) {
+    if (!switchUser) {
+      return;
+    }
+    try {
+      runChecked(List.of("test", "-w", dir.toString(), "-a", "-x", dir.toString()), null, 30);
+    } catch (PostgresStartException e) {
+      throw new PostgresStartException("PostgreSQL runs as '" + name + "', which cannot reach " + dir
+          + ". Every parent directory must be searchable by it (chmod o+x), so a work directory under a"
+          + " private home such as /root does not work: set -Dshardwise.testkit.workDir to a directory"
+          + " under /tmp or /var/tmp.", e);
+    }
+  }
+
   /** Runs a short command as this account; returns its output, or throws with the output on failure. */
   public String runChecked(List<String> command, Path workDir, long timeoutSeconds) {
     ProcessBuilder pb = new ProcessBuilder(command(command)).redirectErrorStream(true);
