@@ -205,7 +205,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
           if (closed) {
             break;
           }
-          LOG.log(System.Logger.Level.WARNING, name + " lost its connection to control database "
+          LOG.log(System.Logger.Level.WARNING, name + " could not follow the shard map in control database "
               + control.displayUrl() + " (" + e.getMessage() + "); reconnecting in "
               + TimeUnit.NANOSECONDS.toMillis(backoff) + " ms. Routing continues with shard map version "
               + current.version() + ".");
