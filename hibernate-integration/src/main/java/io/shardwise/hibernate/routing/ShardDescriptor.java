@@ -12,8 +12,8 @@ public record ShardDescriptor(String id, String primaryUrl, List<String> replica
     if (id == null || !id.matches("[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}")) {
       throw new IllegalArgumentException("A shard id is 1-63 letters, digits, '_', '-' or '.', was '" + id + "'");
     }
-    if (primaryUrl == null || primaryUrl.isBlank()) {
-      throw new IllegalArgumentException("shard " + id + " needs a primary JDBC URL");
+    if (primaryUrl == null) {
+      throw new NullPointerException("shard " + id + " needs a primary JDBC URL");
     }
     replicaUrls = List.copyOf(replicaUrls == null ? List.of() : replicaUrls);
     if (weight < 1) {

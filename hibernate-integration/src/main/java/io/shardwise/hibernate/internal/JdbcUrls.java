@@ -1,0 +1,18 @@
+package io.shardwise.hibernate.internal;
+
+/** Helpers for talking about JDBC URLs in messages without leaking secrets. */
+public final class JdbcUrls {
+  private JdbcUrls() {}
+
+  /**
+   * The URL without its query string, which may carry a password ({@code ?password=...}); safe to
+   * print in logs and exception messages.
+   */
+  public static String redact(String jdbcUrl) {
+    if (jdbcUrl == null) {
+      return "null";
+    }
+    int query = jdbcUrl.indexOf('?');
+    return query < 0 ? jdbcUrl : jdbcUrl.substring(0, query) + "?...";
+  }
+}

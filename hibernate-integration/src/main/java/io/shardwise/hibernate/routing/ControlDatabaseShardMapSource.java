@@ -1,0 +1,336 @@
+package io.shardwise.hibernate.routing;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * Follows the shard map kept in a {@link ControlDatabase}: loads it when started, then swaps in
+ * each new version within milliseconds of its commit.
+ *
+ * <pre>{@code
+ * ShardMapSource maps = ControlDatabaseShardMapSource.builder(controlDatabase)
+ *     .versionCheckInterval(Duration.ofSeconds(1))   // the default
+ *     .start();                                       // fails fast if the map cannot be loaded
+ * }</pre>
+ *
+ * <h2>How it stays current</h2>
+ *
+ * <p>One daemon thread per source owns one connection to the control database. The connection
+ * runs {@code LISTEN shardwise_shard_map} and the thread waits in pgjdbc's
+ * {@code getNotifications(timeout)}, which blocks on the socket: no polling loop, no spinning.
+ * Every change made through {@link ControlDatabase} notifies with its new version in the same
+ * transaction, so the thread wakes when the change commits, reloads the whole map in one
+ * REPEATABLE READ snapshot (if the announced version is newer than the current one) and publishes
+ * it.
+ *
+ * <p>Notifications can be lost: the connection may break, and NOTIFY is not delivered to a session
+ * that was not listening at the time. Two safety nets cover that:
+ *
+ * <ul>
+ *   <li>every {@code versionCheckInterval} the thread reads the stored version (one single-row
+ *       query) and reloads if it is newer than the current snapshot;
+ *   <li>when the connection fails, the thread reconnects with exponential backoff (from 50 ms up
+ *       to {@code maxReconnectBackoff}), issues LISTEN again and <em>then</em> checks the version,
+ *       so a change committed while it was disconnected is loaded as soon as it is back.
+ * </ul>
+ *
+ * <p>While disconnected, routing continues on the last snapshot.
+ *
+ * <h2>Thread safety</h2>
+ *
+ * <p>Only the follower thread writes {@link #current()}; it is a volatile field holding an
+ * immutable {@link ShardMap}, and versions only ever go up. Listeners are called on the follower
+ * thread after the new snapshot is visible through {@link #current()}. {@link #close()} sets a
+ * flag, aborts the connection (which wakes the thread from its blocking read), wakes it from a
+ * backoff pause, and joins it.
+ */
+public final class ControlDatabaseShardMapSource implements ShardMapSource {
+  private static final System.Logger LOG = System.getLogger(ControlDatabaseShardMapSource.class.getName());
+  private static final AtomicInteger SEQUENCE = new AtomicInteger();
+  private static final long INITIAL_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(10);
+
+  private final ControlDatabase control;
+  private final String name;
+  private final long checkIntervalNanos;
+  private final long maxBackoffNanos;
+  private final Properties connectionProperties;
+  private final CopyOnWriteArrayList<Consumer<ShardMap>> listeners = new CopyOnWriteArrayList<>();
+  private final Thread follower;
+
+  private volatile ShardMap current;
+  private volatile boolean closed;
+  /** Owned by the follower thread; other threads only abort it, in {@link #close()}. */
+  private volatile Connection connection;
+
+  private ControlDatabaseShardMapSource(Builder builder) {
+    this.control = builder.control;
+    this.name = "shardwise-shard-map-" + SEQUENCE.incrementAndGet();
+    this.checkIntervalNanos = builder.versionCheckInterval.toNanos();
+    this.maxBackoffNanos = builder.maxReconnectBackoff.toNanos();
+    this.connectionProperties = new Properties();
+    // a query on a silently dead connection fails instead of hanging; getNotifications sets its own timeout
+    long socketTimeoutSeconds = Math.max(10, TimeUnit.NANOSECONDS.toSeconds(checkIntervalNanos) * 3);
+    connectionProperties.setProperty("socketTimeout", Long.toString(socketTimeoutSeconds));
+    connectionProperties.setProperty("tcpKeepAlive", "true");
+
+    Connection c;
+    try {
+      c = connectAndListen();
+    } catch (SQLException e) {
+      throw new ControlDatabaseException("Could not start following the shard map in control database "
+          + control.displayUrl() + ": " + e.getMessage() + ". Check the URL, that the server runs, and the user "
+          + "and password.", e);
+    }
+    try {
+      ShardMap map = ControlDatabase.readMap(c);
+      if (map == null) {
+        throw control.notInitialized();
+      }
+      current = map;
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(c);
+      if (e instanceof SQLException sql) {
+        throw new ControlDatabaseException("Could not load the shard map from control database "
+            + control.displayUrl() + ": " + sql.getMessage() + ". Was createSchema() called?", sql);
+      }
+      throw (RuntimeException) e;
+    }
+    connection = c;
+    follower = new Thread(this::follow, name);
+    follower.setDaemon(true);
+    follower.start();
+  }
+
+  /** Starts configuring a source that follows the map in {@code control}. */
+  public static Builder builder(ControlDatabase control) {
+    return new Builder(control);
+  }
+
+  @Override
+  public ShardMap current() {
+    return current;
+  }
+
+  @Override
+  public void addListener(Consumer<ShardMap> listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * The name of this source's thread, also the {@code application_name} of its session on the
+   * control database (look for it in {@code pg_stat_activity}).
+   */
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    Connection c = connection;
+    if (c != null) {
+      try {
+        c.abort(Runnable::run); // wakes the follower from its blocking read
+      } catch (SQLException e) {
+        LOG.log(System.Logger.Level.DEBUG, "aborting the listening connection of " + name + " failed", e);
+      }
+    }
+    LockSupport.unpark(follower);
+    try {
+      follower.join(JOIN_TIMEOUT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (follower.isAlive()) {
+      LOG.log(System.Logger.Level.WARNING, "Shard map follower " + name + " did not stop within " + JOIN_TIMEOUT
+          + "; it is a daemon thread and will stop when its current call to " + control.displayUrl() + " returns");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ControlDatabaseShardMapSource{" + name + ", " + control.displayUrl() + ", version " + current.version()
+        + (closed ? ", closed" : "") + "}";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The follower thread
+  // ---------------------------------------------------------------------------------------------
+
+  private void follow() {
+    long nextCheck = System.nanoTime() + checkIntervalNanos;
+    long backoff = INITIAL_BACKOFF_NANOS;
+    try {
+      while (!closed) {
+        Connection c = connection;
+        try {
+          if (c == null) {
+            c = connectAndListen();
+            connection = c;
+            if (closed) {
+              break; // close() may have missed this connection; the finally block closes it
+            }
+            LOG.log(System.Logger.Level.INFO, name + " is listening to " + control.displayUrl() + " again");
+            backoff = INITIAL_BACKOFF_NANOS;
+            reloadIfNewer(c, ControlDatabase.readVersion(c)); // a change missed while disconnected
+            nextCheck = System.nanoTime() + checkIntervalNanos;
+          }
+          long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextCheck - System.nanoTime()));
+          PGNotification[] notifications =
+              c.unwrap(PGConnection.class).getNotifications((int) Math.min(waitMillis, Integer.MAX_VALUE));
+          if (closed) {
+            break;
+          }
+          reloadIfNewer(c, newestAnnounced(notifications));
+          if (System.nanoTime() - nextCheck >= 0) {
+            reloadIfNewer(c, ControlDatabase.readVersion(c));
+            nextCheck = System.nanoTime() + checkIntervalNanos;
+          }
+        } catch (SQLException | RuntimeException e) {
+          if (closed) {
+            break;
+          }
+          LOG.log(System.Logger.Level.WARNING, name + " could not follow the shard map in control database "
+              + control.displayUrl() + " (" + e.getMessage() + "); reconnecting in "
+              + TimeUnit.NANOSECONDS.toMillis(backoff) + " ms. Routing continues with shard map version "
+              + current.version() + ".");
+          closeQuietly(c);
+          connection = null;
+          pause(backoff);
+          backoff = Math.min(backoff * 2, maxBackoffNanos);
+        }
+      }
+    } finally {
+      closeQuietly(connection);
+      connection = null;
+    }
+  }
+
+  private Connection connectAndListen() throws SQLException {
+    Connection c = control.connect(name, connectionProperties);
+    try (Statement s = c.createStatement()) {
+      s.execute("LISTEN " + ControlDatabase.CHANNEL);
+    } catch (SQLException e) {
+      closeQuietly(c);
+      throw e;
+    }
+    return c;
+  }
+
+  private void reloadIfNewer(Connection c, long version) throws SQLException {
+    if (version <= current.version()) {
+      return;
+    }
+    ShardMap map = ControlDatabase.readMap(c);
+    if (map == null || map.version() <= current.version()) {
+      return;
+    }
+    current = map;
+    for (Consumer<ShardMap> listener : listeners) {
+      try {
+        listener.accept(map);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "A shard map listener of " + name + " failed on version "
+            + map.version() + "; the other listeners still run", e);
+      }
+    }
+  }
+
+  /** The highest version announced by these notifications, or -1; ignores payloads that are not numbers. */
+  private static long newestAnnounced(PGNotification[] notifications) {
+    long newest = -1;
+    if (notifications != null) {
+      for (PGNotification n : notifications) {
+        try {
+          newest = Math.max(newest, Long.parseLong(n.getParameter().trim()));
+        } catch (NumberFormatException e) {
+          LOG.log(System.Logger.Level.DEBUG, "ignoring a notification on " + ControlDatabase.CHANNEL
+              + " whose payload is not a version: '" + n.getParameter() + "'");
+        }
+      }
+    }
+    return newest;
+  }
+
+  /** Waits up to {@code nanos}, returning early when the source is closed. */
+  private void pause(long nanos) {
+    long deadline = System.nanoTime() + nanos;
+    long left;
+    while (!closed && (left = deadline - System.nanoTime()) > 0) {
+      LockSupport.parkNanos(this, left);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException | RuntimeException e) {
+        LOG.log(System.Logger.Level.DEBUG, "closing a control database connection failed", e);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Configuration
+  // ---------------------------------------------------------------------------------------------
+
+  /** Configures a {@link ControlDatabaseShardMapSource}; {@link #start()} validates and starts it. */
+  public static final class Builder {
+    private final ControlDatabase control;
+    private Duration versionCheckInterval = Duration.ofSeconds(1);
+    private Duration maxReconnectBackoff = Duration.ofSeconds(5);
+
+    private Builder(ControlDatabase control) {
+      this.control = Objects.requireNonNull(control, "a shard map source needs a ControlDatabase");
+    }
+
+    /**
+     * How often the stored version is compared with the current one, in case a notification was
+     * lost (default 1 s). Changes normally arrive by notification, much sooner.
+     */
+    public Builder versionCheckInterval(Duration interval) {
+      if (interval == null || interval.toMillis() < 1) {
+        throw new IllegalArgumentException("versionCheckInterval for " + control.displayUrl()
+            + " must be at least 1 ms, was " + interval);
+      }
+      this.versionCheckInterval = interval;
+      return this;
+    }
+
+    /** The longest pause between attempts to reconnect to the control database (default 5 s). */
+    public Builder maxReconnectBackoff(Duration backoff) {
+      if (backoff == null || backoff.toMillis() < 50) {
+        throw new IllegalArgumentException("maxReconnectBackoff for " + control.displayUrl()
+            + " must be at least 50 ms, was " + backoff);
+      }
+      this.maxReconnectBackoff = backoff;
+      return this;
+    }
+
+    /**
+     * Connects, loads the map and starts following it.
+     *
+     * @throws ControlDatabaseException if the control database cannot be reached
+     * @throws IllegalStateException if it holds no shard map yet
+     */
+    public ControlDatabaseShardMapSource start() {
+      return new ControlDatabaseShardMapSource(this);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.shardwise.hibernate.routing;
+
+import java.util.function.Consumer;
+
+/**
+ * Where a router gets its {@link ShardMap} from. The router calls {@link #current()} on every
+ * routing decision, so it must be a plain volatile read; a source that follows a changing map
+ * swaps in a whole new snapshot and then tells its listeners.
+ *
+ * <p>Two implementations ship: {@link StaticShardMapSource} for a map fixed in configuration, and
+ * {@link ControlDatabaseShardMapSource}, which follows the map kept in a {@link ControlDatabase}.
+ *
+ * <pre>{@code
+ * try (ShardMapSource maps = ControlDatabaseShardMapSource.builder(controlDatabase).start()) {
+ *   maps.addListener(map -> log.info("now routing with shard map version " + map.version()));
+ *   String owner = maps.current().ownerOf(bucket);
+ * }
+ * }</pre>
+ */
+public interface ShardMapSource extends AutoCloseable {
+
+  /** The newest snapshot this source knows; never null, never blocks. */
+  ShardMap current();
+
+  /**
+   * Calls {@code listener} with every snapshot published after this call, once {@link #current()}
+   * already returns it. Listeners run one at a time on the source's own thread and should return
+   * quickly; an exception from one is logged and does not stop the others.
+   */
+  void addListener(Consumer<ShardMap> listener);
+
+  /** Stops following changes and releases threads and connections; {@link #current()} keeps working. */
+  @Override
+  void close();
+}
