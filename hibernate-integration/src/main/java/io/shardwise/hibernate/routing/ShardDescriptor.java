@@ -1,7 +1,6 @@
 package io.shardwise.hibernate.routing;
 
 import java.util.List;
-import java.util.Objects;
 
 /**
  * One physical shard: its id (the Hibernate tenant identifier), the JDBC URL of its primary, the
@@ -13,7 +12,9 @@ public record ShardDescriptor(String id, String primaryUrl, List<String> replica
     if (id == null || !id.matches("[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}")) {
       throw new IllegalArgumentException("A shard id is 1-63 letters, digits, '_', '-' or '.', was '" + id + "'");
     }
-    Objects.requireNonNull(primaryUrl, () -> "shard " + id + " needs a primary JDBC URL");
+    if (primaryUrl == null) {
+      throw new NullPointerException("shard " + id + " needs a primary JDBC URL");
+    }
     replicaUrls = List.copyOf(replicaUrls == null ? List.of() : replicaUrls);
     if (weight < 1) {
       throw new IllegalArgumentException("shard " + id + ": weight must be at least 1, was " + weight);
