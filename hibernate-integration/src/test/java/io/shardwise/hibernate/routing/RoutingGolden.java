@@ -3,8 +3,8 @@ package io.shardwise.hibernate.routing;
 import java.util.UUID;
 
 /**
- * Keys with their PostgreSQL 15 hash ({@code hashint8extended} etc., seed 0) and their bucket of
- * 1024 ({@code (h >> 54) + 512}), both as printed by a live server. Routing must never change
+ * Keys with their PostgreSQL hash ({@code hashint8extended} etc., seed 0) and their bucket of
+ * 1024 ({@code (h >> 54) + 512}), both as printed by a live server (15.18; PgHashLiveTest re-checks them on the testkit's 17.7). Routing must never change
  * these: every row already stored was placed by them.
  */
 final class RoutingGolden {
