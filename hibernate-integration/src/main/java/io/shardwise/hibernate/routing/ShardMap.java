@@ -66,6 +66,66 @@ public final class ShardMap {
     return new ShardMap(version, shards, owners);
   }
 
+  /**
+   * A new map, one version later, with {@code added} as an extra shard that takes over its fair
+   * share of the buckets ({@code buckets * weight / total weight}, rounded) and no more. Only
+   * buckets that go to the new shard move; they are taken one at a time from whichever existing
+   * shard is furthest above its own new fair share, so the existing shards give up buckets in
+   * proportion to their weights and stay balanced. Re-running {@link #evenlyAssigned} instead would
+   * shift the boundaries of every run and move far more buckets.
+   *
+   * <p>Adding to a map of N equal shards moves about {@code 1/(N+1)} of the buckets (and so of the
+   * keys), the minimum for the new shard to hold its share.
+   *
+   * @throws IllegalArgumentException if a shard with the same id is already in the map
+   */
+  public ShardMap withShardAdded(ShardDescriptor added) {
+    if (shards.containsKey(added.id())) {
+      throw new IllegalArgumentException("Shard '" + added.id() + "' is already in shard map version " + version
+          + "; give the new shard an id not in " + shards.keySet());
+    }
+    List<ShardDescriptor> all = new java.util.ArrayList<>(shards.values());
+    all.add(added);
+    int n = all.size();
+    int buckets = bucketOwners.length;
+    long totalWeight = all.stream().mapToLong(ShardDescriptor::weight).sum();
+    int newIndex = n - 1;
+    // surplus[i] = buckets held now minus the fair share after the addition (scaled by totalWeight
+    // so that it stays an exact integer).
+    long[] surplus = new long[n];
+    Map<String, Integer> index = new java.util.HashMap<>();
+    for (int i = 0; i < n; i++) {
+      index.put(all.get(i).id(), i);
+      surplus[i] = -(long) buckets * all.get(i).weight();
+    }
+    int[] held = new int[n];
+    for (String owner : bucketOwners) {
+      int i = index.get(owner);
+      surplus[i] += totalWeight;
+      held[i]++;
+    }
+    int toMove = (int) Math.round((double) buckets * added.weight() / totalWeight);
+    String[] owners = bucketOwners.clone();
+    toMove = Math.min(toMove, buckets - 1); // never empty the map's old shards entirely
+    for (int moved = 0; moved < toMove; moved++) {
+      int from = -1;
+      for (int i = 0; i < newIndex; i++) {
+        if (held[i] > 0 && (from < 0 || surplus[i] > surplus[from])) {
+          from = i;
+        }
+      }
+      String donor = all.get(from).id();
+      int b = owners.length - 1;
+      while (owners[b] != donor) {
+        b--; // ids are interned, so identity comparison is exact
+      }
+      owners[b] = added.id();
+      surplus[from] -= totalWeight;
+      held[from]--;
+    }
+    return new ShardMap(version + 1, all, owners);
+  }
+
   public long version() {
     return version;
   }
