@@ -1,0 +1,78 @@
+package io.shardwise.hibernate;
+
+import io.shardwise.hibernate.internal.ShardwiseRuntime;
+import io.shardwise.hibernate.routing.ShardMap;
+import jakarta.persistence.EntityManagerFactory;
+import java.util.Set;
+import org.hibernate.SessionFactory;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+
+/**
+ * Sessions routed to shards, for one session factory.
+ *
+ * <pre>{@code
+ * ShardedSessions shards = ShardedSessions.of(sessionFactory);
+ * shards.forKey(merchantId).inTransaction(session -> session.persist(order));
+ * Merchant m = shards.forKey(merchantId).fromSession(session -> session.find(Merchant.class, merchantId));
+ * }</pre>
+ */
+public final class ShardedSessions {
+  private final SessionFactory sessionFactory;
+  private final ShardwiseRuntime runtime;
+
+  private ShardedSessions(SessionFactory sessionFactory, ShardwiseRuntime runtime) {
+    this.sessionFactory = sessionFactory;
+    this.runtime = runtime;
+  }
+
+  /** The sharded sessions of a session factory configured for Shardwise. */
+  public static ShardedSessions of(SessionFactory sessionFactory) {
+    SessionFactoryImplementor sf = sessionFactory.unwrap(SessionFactoryImplementor.class);
+    MultiTenantConnectionProvider<?> provider = sf.getServiceRegistry().getService(MultiTenantConnectionProvider.class);
+    if (!(provider instanceof ShardwiseConnectionProvider shardwise)) {
+      throw new ShardingConfigurationException("This session factory is not configured for Shardwise: its"
+          + " hibernate.multi_tenant_connection_provider is " + (provider == null ? "not set" : provider.getClass().getName())
+          + ". Build it with Shardwise.configure() or set that property to " + ShardwiseConnectionProvider.class.getName());
+    }
+    return new ShardedSessions(sessionFactory, shardwise.runtime());
+  }
+
+  /** The same for a JPA {@code EntityManagerFactory} (Hibernate's). */
+  public static ShardedSessions of(EntityManagerFactory entityManagerFactory) {
+    return of(entityManagerFactory.unwrap(SessionFactory.class));
+  }
+
+  /** The shard that owns {@code key} under the current shard map. */
+  public String shardFor(Object key) {
+    return runtime.shardFor(key);
+  }
+
+  /** Sessions on the shard that owns {@code key}. */
+  public ShardRoute forKey(Object key) {
+    return new ShardRoute(sessionFactory, runtime.shardFor(key));
+  }
+
+  /** Sessions on a shard named directly (maintenance, per-shard jobs). */
+  public ShardRoute forShard(String shardId) {
+    runtime.shardMap().shard(shardId);
+    return new ShardRoute(sessionFactory, shardId);
+  }
+
+  /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
+  public ShardContext.Scope contextForKey(Object key) {
+    return ShardContext.use(runtime.shardFor(key));
+  }
+
+  public Set<String> shardIds() {
+    return runtime.shardMap().shards().keySet();
+  }
+
+  public ShardMap shardMap() {
+    return runtime.shardMap();
+  }
+
+  public SessionFactory sessionFactory() {
+    return sessionFactory;
+  }
+}

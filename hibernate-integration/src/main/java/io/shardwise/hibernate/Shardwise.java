@@ -1,0 +1,104 @@
+package io.shardwise.hibernate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.hibernate.SessionFactory;
+import org.hibernate.cfg.Configuration;
+
+/**
+ * Entry point: a fluent builder for a sharded Hibernate {@link SessionFactory}. Everything it sets
+ * is an ordinary property (see {@link ShardwiseSettings}), so persistence.xml works just as well.
+ *
+ * <pre>{@code
+ * SessionFactory sf = Shardwise.configure()
+ *     .shard("s0", "jdbc:postgresql://db0:5432/shop")
+ *     .shard("s1", "jdbc:postgresql://db1:5432/shop")
+ *     .credentials("shop", secret)
+ *     .schema("create")
+ *     .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class)
+ *     .buildSessionFactory();
+ * ShardedSessions shards = ShardedSessions.of(sf);
+ * }</pre>
+ */
+public final class Shardwise {
+  private Shardwise() {}
+
+  public static Builder configure() {
+    return new Builder();
+  }
+
+  /** Collects settings and entity classes; {@link #buildSessionFactory()} validates them all at once. */
+  public static final class Builder {
+    private final Map<String, String> properties = new LinkedHashMap<>();
+    private final List<String> shardIds = new ArrayList<>();
+    private final List<Class<?>> entities = new ArrayList<>();
+
+    private Builder() {
+      properties.put("hibernate.multi_tenant_connection_provider", ShardwiseConnectionProvider.class.getName());
+      properties.put("hibernate.tenant_identifier_resolver", ShardContextResolver.class.getName());
+    }
+
+    /** A shard: its id (the Hibernate tenant identifier) and its primary's JDBC URL. */
+    public Builder shard(String id, String primaryUrl) {
+      return shard(id, primaryUrl, 1);
+    }
+
+    /** A shard with a weight: a weight-2 shard owns twice the buckets of a weight-1 shard. */
+    public Builder shard(String id, String primaryUrl, int weight) {
+      if (shardIds.contains(id)) {
+        throw new IllegalArgumentException("Shard '" + id + "' is configured twice");
+      }
+      shardIds.add(id);
+      properties.put(ShardwiseSettings.SHARDS, String.join(",", shardIds));
+      properties.put(ShardwiseSettings.SHARD_PREFIX + id + ".url", primaryUrl);
+      properties.put(ShardwiseSettings.SHARD_PREFIX + id + ".weight", Integer.toString(weight));
+      return this;
+    }
+
+    /** Read the shard map from a control database instead of (or, with initialize, seeded from) the shards above. */
+    public Builder controlDatabase(String jdbcUrl, boolean initializeFromShards) {
+      properties.put(ShardwiseSettings.CONTROL_URL, jdbcUrl);
+      properties.put(ShardwiseSettings.CONTROL_INITIALIZE, Boolean.toString(initializeFromShards));
+      return this;
+    }
+
+    public Builder credentials(String user, String password) {
+      set(ShardwiseSettings.USER, user);
+      set(ShardwiseSettings.PASSWORD, password);
+      return this;
+    }
+
+    /** none, create, update or validate — on every shard at startup. */
+    public Builder schema(String action) {
+      return property(ShardwiseSettings.SCHEMA_ACTION, action);
+    }
+
+    public Builder entities(Class<?>... types) {
+      entities.addAll(List.of(types));
+      return this;
+    }
+
+    /** Any Hibernate, JPA or Shardwise property. */
+    public Builder property(String key, String value) {
+      properties.put(key, value);
+      return this;
+    }
+
+    private void set(String key, String value) {
+      if (value == null) {
+        properties.remove(key);
+      } else {
+        properties.put(key, value);
+      }
+    }
+
+    public SessionFactory buildSessionFactory() {
+      Configuration cfg = new Configuration();
+      properties.forEach(cfg::setProperty);
+      entities.forEach(cfg::addAnnotatedClass);
+      return cfg.buildSessionFactory();
+    }
+  }
+}

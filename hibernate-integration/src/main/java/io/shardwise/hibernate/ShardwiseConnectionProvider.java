@@ -1,0 +1,93 @@
+package io.shardwise.hibernate;
+
+import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.internal.ShardwiseRuntime;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.hibernate.service.spi.Configurable;
+import org.hibernate.service.spi.Stoppable;
+
+/**
+ * Hibernate's connection source when Shardwise is on: the tenant identifier of a session is its
+ * shard, and each shard's primary has its own HikariCP pool. Sessions opened read-only get their
+ * connection from {@link #getReadOnlyConnection}; until replicas are configured, that is the
+ * primary too.
+ *
+ * <p>Set {@code hibernate.multi_tenant_connection_provider} to this class (the fluent builder does).
+ */
+public final class ShardwiseConnectionProvider implements MultiTenantConnectionProvider<String>, Configurable, Stoppable {
+  private static final long serialVersionUID = 1L;
+
+  private transient ShardwiseRuntime runtime;
+
+  @Override
+  public void configure(Map<String, Object> settings) {
+    runtime = ShardwiseRuntime.start(ShardwiseConfig.from(settings));
+  }
+
+  /** The runtime behind this provider, for Shardwise's own use. */
+  public ShardwiseRuntime runtime() {
+    if (runtime == null) {
+      throw new IllegalStateException("ShardwiseConnectionProvider was not configured by Hibernate");
+    }
+    return runtime;
+  }
+
+  /** Schema tooling and JDBC metadata: the shard that schema management targets now, else the first shard. */
+  @Override
+  public Connection getAnyConnection() {
+    return runtime().anyConnection();
+  }
+
+  @Override
+  public void releaseAnyConnection(Connection connection) throws SQLException {
+    connection.close();
+  }
+
+  @Override
+  public Connection getConnection(String shardId) {
+    return runtime().primaryConnection(shardId);
+  }
+
+  @Override
+  public void releaseConnection(String shardId, Connection connection) throws SQLException {
+    connection.close();
+  }
+
+  @Override
+  public Connection getReadOnlyConnection(String shardId) {
+    return runtime().readOnlyConnection(shardId);
+  }
+
+  @Override
+  public void releaseReadOnlyConnection(String shardId, Connection connection) throws SQLException {
+    connection.close();
+  }
+
+  @Override
+  public boolean supportsAggressiveRelease() {
+    return false;
+  }
+
+  @Override
+  public boolean isUnwrappableAs(Class<?> type) {
+    return type.isInstance(this);
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> type) {
+    if (type.isInstance(this)) {
+      return type.cast(this);
+    }
+    throw new IllegalArgumentException("ShardwiseConnectionProvider cannot be unwrapped as " + type.getName());
+  }
+
+  @Override
+  public void stop() {
+    if (runtime != null) {
+      runtime.close();
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.shardwise.hibernate;
+
+/**
+ * The configuration properties Shardwise reads, set like any Hibernate or JPA property (in
+ * persistence.xml, hibernate.properties, or through {@link Shardwise#configure()}).
+ *
+ * <p>Two Hibernate properties connect Shardwise to Hibernate; the fluent builder sets them for you:
+ * <pre>
+ * hibernate.multi_tenant_connection_provider = io.shardwise.hibernate.ShardwiseConnectionProvider
+ * hibernate.tenant_identifier_resolver       = io.shardwise.hibernate.ShardContextResolver
+ * </pre>
+ */
+public final class ShardwiseSettings {
+  private ShardwiseSettings() {}
+
+  /** Comma-separated shard ids of a static shard map, e.g. {@code s0,s1,s2}. */
+  public static final String SHARDS = "shardwise.shards";
+
+  /** Prefix of per-shard settings: {@code shardwise.shard.<id>.url|replicas|weight|state}. */
+  public static final String SHARD_PREFIX = "shardwise.shard.";
+
+  /** Number of logical buckets (default 1024). Fixed for the life of a deployment. */
+  public static final String BUCKETS = "shardwise.buckets";
+
+  /** {@code bucket} (default), {@code ring}, {@code range} or {@code directory}. */
+  public static final String STRATEGY = "shardwise.strategy";
+
+  /** JDBC URL of the control database that holds the shard map; when set, the map is read from it. */
+  public static final String CONTROL_URL = "shardwise.control.url";
+
+  /** Initialise an empty control database from the static shard map in this configuration (default false). */
+  public static final String CONTROL_INITIALIZE = "shardwise.control.initialize";
+
+  /** User and password for shard connections (default: jakarta.persistence.jdbc.user / password). */
+  public static final String USER = "shardwise.user";
+
+  public static final String PASSWORD = "shardwise.password";
+
+  /** Maximum connections per shard primary pool (default 10). */
+  public static final String POOL_SIZE = "shardwise.pool.size";
+
+  /** How long a session waits for a shard connection before ShardUnavailableException (ms, default 5000). */
+  public static final String CONNECTION_TIMEOUT = "shardwise.pool.connection_timeout_ms";
+
+  /**
+   * Schema management on every shard at startup: {@code none} (default), {@code create},
+   * {@code drop-and-create} (alias of create), {@code update}, {@code validate}. Use this instead of
+   * {@code hibernate.hbm2ddl.auto}, which would only reach one shard.
+   */
+  public static final String SCHEMA_ACTION = "shardwise.schema.action";
+}

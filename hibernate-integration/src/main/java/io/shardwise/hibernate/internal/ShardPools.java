@@ -1,0 +1,107 @@
+package io.shardwise.hibernate.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import io.shardwise.hibernate.ShardUnavailableException;
+import io.shardwise.hibernate.routing.ShardDescriptor;
+import io.shardwise.hibernate.routing.ShardMap;
+import io.shardwise.hibernate.routing.ShardState;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One HikariCP pool per shard primary, created on first use so that a shard that is down when the
+ * application starts does not stop the others from serving. A pool is replaced when the shard map
+ * gives its shard a new primary URL.
+ */
+public final class ShardPools implements AutoCloseable {
+  private final ShardwiseConfig config;
+  private final Map<String, Pool> pools = new ConcurrentHashMap<>();
+
+  private record Pool(String url, HikariDataSource dataSource) {}
+
+  public ShardPools(ShardwiseConfig config) {
+    this.config = config;
+  }
+
+  /** A connection to the primary of {@code shardId} as the current map describes it. */
+  public Connection primary(ShardMap map, String shardId) {
+    ShardDescriptor shard = map.shards().get(shardId);
+    if (shard == null) {
+      throw new ShardUnavailableException("Shard '" + shardId + "' is not in shard map version " + map.version()
+          + " (shards: " + map.shards().keySet() + "). Route sessions by key, or name one of those shards.");
+    }
+    if (shard.state() == ShardState.OFFLINE) {
+      throw new ShardUnavailableException("Shard '" + shardId + "' (" + shard.primaryUrl()
+          + ") is OFFLINE in shard map version " + map.version() + "; bring it back ACTIVE before routing to it.");
+    }
+    Pool pool = pools.get(shardId);
+    if (pool == null || !pool.url().equals(shard.primaryUrl())) {
+      pool = replace(shardId, shard.primaryUrl(), pool);
+    }
+    try {
+      return pool.dataSource().getConnection();
+    } catch (SQLException e) {
+      throw unavailable(shardId, pool, e);
+    }
+  }
+
+  private synchronized Pool replace(String shardId, String url, Pool stale) {
+    Pool current = pools.get(shardId);
+    if (current != null && current.url().equals(url)) {
+      return current;
+    }
+    Pool fresh = new Pool(url, newPool(shardId, url));
+    pools.put(shardId, fresh);
+    if (stale != null) {
+      stale.dataSource().close();
+    }
+    return fresh;
+  }
+
+  private HikariDataSource newPool(String shardId, String url) {
+    HikariConfig hc = new HikariConfig();
+    hc.setPoolName("shardwise-" + shardId + "-primary");
+    hc.setJdbcUrl(url);
+    if (config.user() != null) {
+      hc.setUsername(config.user());
+    }
+    if (config.password() != null) {
+      hc.setPassword(config.password());
+    }
+    hc.setMaximumPoolSize(config.poolSize());
+    hc.setMinimumIdle(Math.min(2, config.poolSize()));
+    hc.setConnectionTimeout(config.connectionTimeoutMs());
+    hc.setInitializationFailTimeout(-1);
+    return new HikariDataSource(hc);
+  }
+
+  private ShardUnavailableException unavailable(String shardId, Pool pool, SQLException e) {
+    HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
+    String state = stats == null ? "pool not started"
+        : "pool total=" + stats.getTotalConnections() + ", active=" + stats.getActiveConnections() + ", idle="
+            + stats.getIdleConnections() + ", waiting=" + stats.getThreadsAwaitingConnection();
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
+        + pool.url() + " within " + config.connectionTimeoutMs() + " ms (" + state + "; last driver error: "
+        + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
+  }
+
+  /** For diagnostics and tests: the pool behind a shard, or null before its first use. */
+  public HikariDataSource poolOf(String shardId) {
+    Pool pool = pools.get(shardId);
+    return pool == null ? null : pool.dataSource();
+  }
+
+  @Override
+  public synchronized void close() {
+    pools.values().forEach(p -> p.dataSource().close());
+    pools.clear();
+  }
+}

@@ -1,0 +1,243 @@
+package io.shardwise.hibernate.internal;
+
+import io.shardwise.annotations.CoLocated;
+import io.shardwise.annotations.ReferenceTable;
+import io.shardwise.annotations.ShardKey;
+import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.routing.ShardKeyType;
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.hibernate.boot.Metadata;
+import org.hibernate.mapping.Collection;
+import org.hibernate.mapping.OneToMany;
+import org.hibernate.mapping.PersistentClass;
+import org.hibernate.mapping.Property;
+import org.hibernate.mapping.ToOne;
+import org.hibernate.mapping.Value;
+
+/**
+ * The sharding model of a persistence unit, read from the entity annotations when the session
+ * factory starts. Building it checks every rule and reports every violation at once, each naming
+ * the entity and attribute and saying how to fix it.
+ */
+public final class ShardingModel {
+  private final Map<String, ShardedEntity> byEntityName;
+  private final Map<Class<?>, ShardedEntity> byClass;
+
+  private ShardingModel(Map<String, ShardedEntity> byEntityName) {
+    this.byEntityName = Map.copyOf(byEntityName);
+    Map<Class<?>, ShardedEntity> classes = new HashMap<>();
+    byEntityName.values().forEach(e -> classes.put(e.javaType(), e));
+    this.byClass = Map.copyOf(classes);
+  }
+
+  public ShardedEntity byEntityName(String entityName) {
+    return byEntityName.get(entityName);
+  }
+
+  /** The entity model of a class or its nearest mapped superclass. */
+  public ShardedEntity byClass(Class<?> type) {
+    for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+      ShardedEntity e = byClass.get(c);
+      if (e != null) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  public java.util.Collection<ShardedEntity> entities() {
+    return byEntityName.values();
+  }
+
+  public static ShardingModel build(Metadata metadata, String unitName) {
+    List<String> problems = new ArrayList<>();
+    Map<String, PersistentClass> bindings = new LinkedHashMap<>();
+    metadata.getEntityBindings().forEach(pc -> bindings.put(pc.getEntityName(), pc));
+
+    Map<String, ShardedEntity> entities = new LinkedHashMap<>();
+    Map<String, String> coLocatedWith = new HashMap<>();
+    for (PersistentClass pc : bindings.values()) {
+      Class<?> type = pc.getMappedClass();
+      if (type == null) {
+        problems.add(pc.getEntityName() + ": dynamic-map entities cannot be sharded; map it to a Java class");
+        continue;
+      }
+      String name = type.getSimpleName();
+      boolean reference = type.isAnnotationPresent(ReferenceTable.class);
+      List<AnnotatedElement> keys = shardKeyMembers(type);
+      CoLocated coLocated = type.getAnnotation(CoLocated.class);
+      if (reference) {
+        if (!keys.isEmpty()) {
+          problems.add("[ReferenceWithShardKey] " + name + " is a @ReferenceTable (copied to every shard) but "
+              + memberName(keys.get(0)) + " carries @ShardKey: remove one of the two");
+        }
+        if (coLocated != null) {
+          problems.add("[ReferenceCoLocated] " + name + " is a @ReferenceTable and cannot be @CoLocated: it is on every shard");
+        }
+        entities.put(pc.getEntityName(), ShardedEntity.reference(pc.getEntityName(), type));
+        continue;
+      }
+      if (keys.isEmpty()) {
+        problems.add("[ShardKeyMissing] " + name + " has no @ShardKey: mark the attribute that picks its shard (e.g. "
+            + "the merchant id), or annotate the class @ReferenceTable if it is small and belongs on every shard");
+        continue;
+      }
+      if (keys.size() > 1) {
+        problems.add("[ShardKeyDuplicate] " + name + " has @ShardKey on " + keys.stream().map(ShardingModel::memberName)
+            .toList() + ": exactly one attribute picks the shard");
+        continue;
+      }
+      AnnotatedElement key = keys.get(0);
+      String attribute = attributeName(key);
+      Class<?> keyJavaType = key instanceof Field f ? f.getType() : ((Method) key).getReturnType();
+      ShardKeyType keyType = ShardKeyType.forJavaType(keyJavaType);
+      if (keyType == null) {
+        problems.add("[ShardKeyType] " + name + "." + attribute + " is a " + keyJavaType.getName()
+            + "; a shard key must be long, int, short, String or UUID (or a wrapper)");
+        continue;
+      }
+      boolean isId = pc.getIdentifierProperty() != null && pc.getIdentifierProperty().getName().equals(attribute);
+      if (!isId && pc.getProperty(attribute) == null) {
+        problems.add("[ShardKeyNotMapped] " + name + "." + attribute + " carries @ShardKey but is not a mapped"
+            + " persistent attribute; the key must be stored in the row");
+        continue;
+      }
+      if (coLocated != null) {
+        coLocatedWith.put(pc.getEntityName(), coLocated.with().getName());
+      }
+      entities.put(pc.getEntityName(), new ShardedEntity(pc.getEntityName(), type, false, attribute, isId, keyType,
+          pc.getEntityName()));
+    }
+
+    // co-location groups: follow @CoLocated to the root; the root's key type must match
+    Map<String, String> entityNameOfClass = new HashMap<>();
+    entities.values().forEach(e -> entityNameOfClass.put(e.javaType().getName(), e.entityName()));
+    for (Map.Entry<String, String> link : coLocatedWith.entrySet()) {
+      ShardedEntity entity = entities.get(link.getKey());
+      String root = link.getKey();
+      List<String> seen = new ArrayList<>();
+      String problem = null;
+      while (coLocatedWith.containsKey(root)) {
+        seen.add(root);
+        String targetClass = coLocatedWith.get(root);
+        String target = entityNameOfClass.get(targetClass);
+        if (target == null || entities.get(target).reference()) {
+          problem = "[CoLocatedTarget] " + simple(entities, root) + " is @CoLocated(with = " + simpleClass(targetClass)
+              + ".class), which is not a sharded entity of this persistence unit: name an entity with a @ShardKey";
+          break;
+        }
+        if (seen.contains(target)) {
+          problem = "[CoLocatedCycle] @CoLocated forms a cycle through " + seen + ": one entity of the group must"
+              + " be the root (no @CoLocated)";
+          break;
+        }
+        root = target;
+      }
+      if (problem != null) {
+        if (!problems.contains(problem)) {
+          problems.add(problem);
+        }
+        continue;
+      }
+      ShardedEntity rootEntity = entities.get(root);
+      if (rootEntity.keyType() != entity.keyType()) {
+        problems.add("[CoLocatedKeyType] " + entity.simpleName() + "." + entity.keyAttribute() + " is a "
+            + entity.keyType() + " key but " + rootEntity.simpleName() + "." + rootEntity.keyAttribute()
+            + ", whose shard it shares, is " + rootEntity.keyType() + ": co-located keys must have the same type");
+      }
+      entities.put(entity.entityName(), new ShardedEntity(entity.entityName(), entity.javaType(), false,
+          entity.keyAttribute(), entity.keyIsIdentifier(), entity.keyType(), root));
+    }
+
+    // associations
+    for (PersistentClass pc : bindings.values()) {
+      ShardedEntity from = entities.get(pc.getEntityName());
+      if (from == null) {
+        continue;
+      }
+      for (Property property : pc.getPropertyClosure()) {
+        String target = associatedEntity(property.getValue());
+        ShardedEntity to = target == null ? null : entities.get(target);
+        if (to == null || to.reference()) {
+          continue;
+        }
+        String where = from.simpleName() + "." + property.getName() + " -> " + to.simpleName();
+        if (from.reference()) {
+          problems.add("[ReferenceToSharded] " + where + ": a @ReferenceTable is on every shard but "
+              + to.simpleName() + " lives on one; store its key as a plain column instead of an association");
+        } else if (!from.group().equals(to.group())) {
+          problems.add("[AssociationAcrossShards] " + where + ": " + from.simpleName() + " and " + to.simpleName()
+              + " are not co-located, so the association could point to another shard. Add @CoLocated(with = "
+              + simple(entities, to.group()) + ".class) with the same key, or store the id as a plain column");
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ShardingConfigurationException("Sharding model of persistence unit '" + unitName + "' is invalid:\n  - "
+          + String.join("\n  - ", problems));
+    }
+    return new ShardingModel(entities);
+  }
+
+  private static String associatedEntity(Value value) {
+    if (value instanceof ToOne toOne) {
+      return toOne.getReferencedEntityName();
+    }
+    if (value instanceof Collection collection) {
+      Value element = collection.getElement();
+      if (element instanceof OneToMany oneToMany) {
+        return oneToMany.getReferencedEntityName();
+      }
+      if (element instanceof ToOne toOne) {
+        return toOne.getReferencedEntityName();
+      }
+    }
+    return null;
+  }
+
+  private static List<AnnotatedElement> shardKeyMembers(Class<?> type) {
+    List<AnnotatedElement> found = new ArrayList<>();
+    for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+      for (Field f : c.getDeclaredFields()) {
+        if (f.isAnnotationPresent(ShardKey.class)) {
+          found.add(f);
+        }
+      }
+      for (Method m : c.getDeclaredMethods()) {
+        if (m.isAnnotationPresent(ShardKey.class) && !m.isBridge()) {
+          found.add(m);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static String attributeName(AnnotatedElement member) {
+    if (member instanceof Field f) {
+      return f.getName();
+    }
+    String n = ((Method) member).getName();
+    String bare = n.startsWith("get") ? n.substring(3) : n.startsWith("is") ? n.substring(2) : n;
+    return bare.isEmpty() ? n : Character.toLowerCase(bare.charAt(0)) + bare.substring(1);
+  }
+
+  private static String memberName(AnnotatedElement member) {
+    return member instanceof Field f ? f.getName() : ((Method) member).getName() + "()";
+  }
+
+  private static String simple(Map<String, ShardedEntity> entities, String entityName) {
+    ShardedEntity e = entities.get(entityName);
+    return e == null ? entityName : e.simpleName();
+  }
+
+  private static String simpleClass(String className) {
+    return className.substring(className.lastIndexOf('.') + 1);
+  }
+}

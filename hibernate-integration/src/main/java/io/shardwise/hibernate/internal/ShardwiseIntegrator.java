@@ -1,0 +1,85 @@
+package io.shardwise.hibernate.internal;
+
+import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import java.util.HashMap;
+import java.util.Map;
+import org.hibernate.boot.Metadata;
+import org.hibernate.boot.spi.BootstrapContext;
+import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.event.service.spi.EventListenerRegistry;
+import org.hibernate.event.spi.EventType;
+import org.hibernate.integrator.spi.Integrator;
+import org.hibernate.service.spi.SessionFactoryServiceRegistry;
+import org.hibernate.tool.schema.spi.SchemaManagementToolCoordinator;
+
+/**
+ * Hooks Shardwise into every session factory whose connection provider is
+ * {@link ShardwiseConnectionProvider}: builds and checks the sharding model, registers the write
+ * guards, and runs schema management on every shard. Inert for other session factories.
+ */
+public final class ShardwiseIntegrator implements Integrator {
+
+  @Override
+  public void integrate(Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor sessionFactory) {
+    SessionFactoryServiceRegistry registry = (SessionFactoryServiceRegistry) sessionFactory.getServiceRegistry();
+    MultiTenantConnectionProvider<?> provider = registry.getService(MultiTenantConnectionProvider.class);
+    Map<String, Object> settings = sessionFactory.getProperties();
+    if (!(provider instanceof ShardwiseConnectionProvider shardwise)) {
+      if (settings.containsKey(io.shardwise.hibernate.ShardwiseSettings.SHARDS)
+          || settings.containsKey(io.shardwise.hibernate.ShardwiseSettings.CONTROL_URL)) {
+        throw new ShardingConfigurationException("Shard settings (shardwise.shards / shardwise.control.url) are set, but Hibernate's connections do not"
+            + " come from Shardwise: set hibernate.multi_tenant_connection_provider = "
+            + ShardwiseConnectionProvider.class.getName() + " (Shardwise.configure() does this for you)");
+      }
+      return;
+    }
+    ShardwiseRuntime runtime = shardwise.runtime();
+    if (sessionFactory.getSessionFactoryOptions().getCurrentTenantIdentifierResolver() == null) {
+      throw new ShardingConfigurationException("Persistence unit '" + runtime.config().unitName() + "' uses Shardwise"
+          + " but has no tenant identifier resolver: set hibernate.tenant_identifier_resolver = "
+          + io.shardwise.hibernate.ShardContextResolver.class.getName()
+          + " so that sessions opened inside a ShardContext are routed");
+    }
+    runtime.installModel(ShardingModel.build(metadata, runtime.config().unitName()));
+
+    ShardGuard guard = new ShardGuard(runtime);
+    EventListenerRegistry listeners = registry.getService(EventListenerRegistry.class);
+    listeners.prependListeners(EventType.PERSIST, guard);
+    listeners.prependListeners(EventType.PERSIST_ONFLUSH, guard);
+    listeners.prependListeners(EventType.MERGE, guard);
+    listeners.prependListeners(EventType.DELETE, guard);
+    listeners.prependListeners(EventType.PRE_INSERT, guard);
+    listeners.prependListeners(EventType.PRE_UPDATE, guard);
+
+    manageSchema(metadata, registry, settings, runtime);
+  }
+
+  private static void manageSchema(Metadata metadata, SessionFactoryServiceRegistry registry,
+      Map<String, Object> settings, ShardwiseRuntime runtime) {
+    ShardwiseConfig.SchemaAction action = runtime.config().schemaAction();
+    if (action == ShardwiseConfig.SchemaAction.NONE) {
+      return;
+    }
+    if (runtime.controlDatabase() != null && action != ShardwiseConfig.SchemaAction.VALIDATE) {
+      runtime.controlDatabase().createSchema();
+    }
+    Map<String, Object> perShard = new HashMap<>(settings);
+    perShard.remove("jakarta.persistence.schema-generation.database.action");
+    perShard.put("hibernate.hbm2ddl.auto", switch (action) {
+      case CREATE -> "create";
+      case UPDATE -> "update";
+      case VALIDATE -> "validate";
+      case NONE -> "none";
+    });
+    runtime.onEveryShard(shard -> {
+      try {
+        SchemaManagementToolCoordinator.process(metadata, registry, perShard, null);
+      } catch (RuntimeException e) {
+        throw new ShardingConfigurationException("Schema " + action.name().toLowerCase() + " failed on shard '" + shard
+            + "' of persistence unit '" + runtime.config().unitName() + "': " + e.getMessage(), e);
+      }
+    });
+  }
+}
