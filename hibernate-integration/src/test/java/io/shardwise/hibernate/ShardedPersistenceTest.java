@@ -27,7 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A co-located merchant / order / item graph on three real shards, checked row by row with JDBC. */
-@ShardedPostgres(shards = 3)
+@ShardedPostgres(shards = 3, scope = ShardedPostgres.Scope.RUN)
 class ShardedPersistenceTest {
   private static SessionFactory sessionFactory;
   private static ShardedSessions shards;

@@ -16,7 +16,7 @@ public class OrderItem {
   private Long id;
 
   @ShardKey
-  @Column(name = "merchant_id", nullable = false, updatable = false)
+  @Column(name = "merchant_id")
   private Long merchantId;
 
   @ManyToOne

@@ -19,7 +19,7 @@ public class PurchaseOrder {
   private Long id;
 
   @ShardKey
-  @Column(name = "merchant_id", nullable = false, updatable = false)
+  @Column(name = "merchant_id")
   private Long merchantId;
 
   private String customer;

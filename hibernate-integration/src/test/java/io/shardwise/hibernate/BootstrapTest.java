@@ -1,0 +1,103 @@
+package io.shardwise.hibernate;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.shardwise.hibernate.routing.ControlDatabase;
+import io.shardwise.hibernate.routing.ShardMap;
+import io.shardwise.hibernate.shop.Merchant;
+import io.shardwise.testkit.PostgresShard;
+import io.shardwise.testkit.PostgresTopology;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.hibernate.SessionFactory;
+import org.junit.jupiter.api.Test;
+
+/** The ways to start Shardwise: persistence.xml, the fluent builder, a control database; and schema checks. */
+@ShardedPostgres(shards = 3, scope = ShardedPostgres.Scope.RUN)
+class BootstrapTest {
+
+  @Test
+  void persistenceXmlWithOrdinaryJpaPropertiesRoutesEntityManagers(PostgresTopology pg) throws SQLException {
+    Map<String, Object> overrides = new HashMap<>();
+    overrides.put(ShardwiseSettings.SHARDS, "shard0,shard1,shard2");
+    for (PostgresShard shard : pg.shards()) {
+      overrides.put(ShardwiseSettings.SHARD_PREFIX + "shard" + shard.index() + ".url", shard.primary().jdbcUrl());
+    }
+    EntityManagerFactory emf = Persistence.createEntityManagerFactory("shop", overrides);
+    try {
+      ShardedSessions shards = ShardedSessions.of(emf);
+      long id = 90_001;
+      try (ShardContext.Scope scope = shards.contextForKey(id)) {
+        EntityManager em = emf.createEntityManager();
+        em.getTransaction().begin();
+        em.merge(new Merchant(id, "via persistence.xml", null));
+        em.getTransaction().commit();
+        em.close();
+      }
+      int owner = Integer.parseInt(shards.shardFor(id).substring(5));
+      assertEquals(List.of(owner), ShopFixture.shardsHolding(pg, "SELECT count(*) FROM merchant WHERE id = ?", id));
+    } finally {
+      emf.close();
+    }
+  }
+
+  @Test
+  void validateFailsNamingTheShardWhoseSchemaDiffers(PostgresTopology pg) throws SQLException {
+    ShopFixture.sessionFactory(pg, "create").close();
+    ShopFixture.sessionFactory(pg, "validate").close();
+
+    ShopFixture.executeOnEveryShard(pg, "SELECT 1");
+    try (var c = pg.shard(2).primary().dataSource().getConnection(); var s = c.createStatement()) {
+      s.execute("DROP TABLE order_item");
+    }
+    ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class,
+        () -> ShopFixture.sessionFactory(pg, "validate").close());
+    assertTrue(e.getMessage().startsWith("Schema validate failed on shard 'shard2'"), e.getMessage());
+
+    ShopFixture.sessionFactory(pg, "update").close();
+    ShopFixture.sessionFactory(pg, "validate").close();
+  }
+
+  @Test
+  void aShardMapChangeInTheControlDatabaseReroutesRunningSessionFactories(PostgresTopology pg) {
+    String controlUrl = pg.shard(0).primary().jdbcUrl();
+    ControlDatabase control = new ControlDatabase(controlUrl, "postgres", null);
+    control.createSchema();
+    try (var c = pg.shard(0).primary().dataSource().getConnection(); var s = c.createStatement()) {
+      s.execute("TRUNCATE shardwise.bucket, shardwise.shard CASCADE");
+      s.execute("DELETE FROM shardwise.map_version");
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+    try (SessionFactory a = ShopFixture.builder(pg).controlDatabase(controlUrl, true).schema("update").buildSessionFactory();
+        SessionFactory b = ShopFixture.builder(pg).controlDatabase(controlUrl, false).buildSessionFactory()) {
+      ShardedSessions shardsA = ShardedSessions.of(a);
+      ShardedSessions shardsB = ShardedSessions.of(b);
+      long key = 4242;
+      String before = shardsA.shardFor(key);
+      assertEquals(before, shardsB.shardFor(key));
+
+      ShardMap map = shardsA.shardMap();
+      int bucket = io.shardwise.hibernate.routing.BucketStrategy.bucketOf(
+          io.shardwise.hibernate.routing.ShardKeyType.LONG.hash(key), map.bucketCount());
+      String target = before.equals("shard0") ? "shard1" : "shard0";
+      long changedAt = System.nanoTime();
+      control.assignBuckets(Map.of(bucket, target));
+
+      await().atMost(Duration.ofSeconds(5)).until(() -> shardsA.shardFor(key).equals(target)
+          && shardsB.shardFor(key).equals(target));
+      System.out.printf("[BootstrapTest] bucket %d moved %s -> %s; both session factories routed to it after %d ms%n",
+          bucket, before, target, (System.nanoTime() - changedAt) / 1_000_000);
+    }
+  }
+}
