@@ -1,0 +1,45 @@
+package io.shardwise.sample.model;
+
+import io.shardwise.annotations.CoLocated;
+import io.shardwise.annotations.ShardKey;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.ManyToOne;
+import jakarta.persistence.Table;
+
+@Entity
+@Table(name = "order_item")
+@CoLocated(with = PurchaseOrder.class)
+public class OrderItem {
+  @Id
+  private Long id;
+
+  @ShardKey
+  @Column(name = "merchant_id", nullable = false)
+  private Long merchantId;
+
+  @ManyToOne
+  private PurchaseOrder order;
+
+  private String sku;
+  private int quantity;
+
+  protected OrderItem() {}
+
+  OrderItem(long id, PurchaseOrder order, String sku, int quantity) {
+    this.id = id;
+    this.order = order;
+    this.merchantId = order.getMerchantId();
+    this.sku = sku;
+    this.quantity = quantity;
+  }
+
+  public String getSku() {
+    return sku;
+  }
+
+  public int getQuantity() {
+    return quantity;
+  }
+}

@@ -1,0 +1,59 @@
+package io.shardwise.sample.model;
+
+import io.shardwise.annotations.CoLocated;
+import io.shardwise.annotations.ShardKey;
+import jakarta.persistence.CascadeType;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.OneToMany;
+import jakarta.persistence.Table;
+import java.util.ArrayList;
+import java.util.List;
+
+/** An order sits beside its merchant: same shard key, so joins and transactions stay on one shard. */
+@Entity
+@Table(name = "purchase_order")
+@CoLocated(with = Merchant.class)
+public class PurchaseOrder {
+  @Id
+  private Long id;
+
+  @ShardKey
+  @Column(name = "merchant_id", nullable = false)
+  private Long merchantId;
+
+  private String customer;
+
+  @OneToMany(mappedBy = "order", cascade = CascadeType.ALL)
+  private List<OrderItem> items = new ArrayList<>();
+
+  protected PurchaseOrder() {}
+
+  public PurchaseOrder(long id, long merchantId, String customer) {
+    this.id = id;
+    this.merchantId = merchantId;
+    this.customer = customer;
+  }
+
+  public PurchaseOrder add(long itemId, String sku, int quantity) {
+    items.add(new OrderItem(itemId, this, sku, quantity));
+    return this;
+  }
+
+  public Long getId() {
+    return id;
+  }
+
+  public Long getMerchantId() {
+    return merchantId;
+  }
+
+  public void setMerchantId(Long merchantId) {
+    this.merchantId = merchantId;
+  }
+
+  public List<OrderItem> getItems() {
+    return items;
+  }
+}
