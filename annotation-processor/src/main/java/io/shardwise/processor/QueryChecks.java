@@ -1,5 +1,7 @@
 package io.shardwise.processor;
 
+import com.sun.source.tree.AnnotationTree;
+import com.sun.source.tree.AssignmentTree;
 import com.sun.source.tree.BinaryTree;
 import com.sun.source.tree.BlockTree;
 import com.sun.source.tree.ClassTree;
@@ -103,26 +105,74 @@ final class QueryChecks {
   private void checkNamedQuery(TypeElement type, AnnotationMirror outer, AnnotationMirror query) {
     String name = Mirrors.string(query, "name");
     String hql = Mirrors.string(query, "query");
-    AnnotationValue value = Mirrors.value(query, "query");
-    // javac places a diagnostic on a nested annotation through its container and value.
-    AnnotationMirror at = outer == query ? query : outer;
-    AnnotationValue where = outer == query ? value : Mirrors.value(outer, "value");
-    if (outer == query) {
-      checkLockedReadOnly(type, query, name);
-    } else {
-      checkLockedReadOnly(type, outer, query, name);
+    // A repeated or nested @NamedQuery has no position of its own in the element API (javac
+    // puts it on the class); find its annotation tree so that the error lands on its line.
+    Located at = outer == query
+        ? new Located(type, query, Mirrors.value(query, "query"))
+        : new Located(type, outer, Mirrors.value(outer, "value"));
+    if (outer != query && trees != null) {
+      at.tree = namedQueryTree(type, name);
     }
+    checkLockedReadOnly(type, at, query, name);
     if (hql != null && !permitted(type, name)) {
-      checkOnElement(hql, type, at, where);
+      List<Unpinned> unpinned = rule.check(hql);
+      if (unpinned != null) {
+        for (Unpinned culprit : unpinned) {
+          at.error(Tag.QueryWithoutShardKey, message(hql, culprit));
+        }
+      }
     }
   }
 
-  private void checkLockedReadOnly(TypeElement type, AnnotationMirror query, String name) {
-    checkLockedReadOnly(type, query, query, name);
+  /** Where an error about one named query goes: its annotation tree, else its mirror. */
+  private final class Located {
+    final Element element;
+    final AnnotationMirror mirror;
+    final AnnotationValue value;
+    Tree tree;
+
+    Located(Element element, AnnotationMirror mirror, AnnotationValue value) {
+      this.element = element;
+      this.mirror = mirror;
+      this.value = value;
+    }
+
+    void error(Tag tag, String message) {
+      if (tree != null) {
+        reporter.error(tag, trees, tree, trees.getPath(element).getCompilationUnit(), message);
+      } else {
+        reporter.error(tag, element, mirror, value, message);
+      }
+    }
+  }
+
+  private Tree namedQueryTree(TypeElement type, String name) {
+    TreePath path = trees.getPath(type);
+    if (path == null || name == null || !(path.getLeaf() instanceof ClassTree)) {
+      return null;
+    }
+    Tree[] found = new Tree[1];
+    new com.sun.source.util.TreeScanner<Void, Void>() {
+      @Override
+      public Void visitAnnotation(AnnotationTree annotation, Void unused) {
+        for (ExpressionTree argument : annotation.getArguments()) {
+          if (argument instanceof AssignmentTree
+              && ((AssignmentTree) argument).getVariable().toString().equals("name")
+              && ((AssignmentTree) argument).getExpression() instanceof LiteralTree
+              && name.equals(
+                  ((LiteralTree) ((AssignmentTree) argument).getExpression()).getValue())
+              && found[0] == null) {
+            found[0] = annotation;
+          }
+        }
+        return super.visitAnnotation(annotation, unused);
+      }
+    }.scan(((ClassTree) path.getLeaf()).getModifiers(), null);
+    return found[0];
   }
 
   private void checkLockedReadOnly(
-      TypeElement type, AnnotationMirror at, AnnotationMirror query, String name) {
+      TypeElement type, Located at, AnnotationMirror query, String name) {
     AnnotationValue lockMode = Mirrors.value(query, "lockMode");
     if (lockMode == null || !(lockMode.getValue() instanceof VariableElement)) {
       return;
@@ -134,10 +184,15 @@ final class QueryChecks {
     for (AnnotationMirror hint : Mirrors.annotations(query, "hints")) {
       if (READ_ONLY_HINT.equals(Mirrors.string(hint, "name"))
           && "true".equalsIgnoreCase(String.valueOf(Mirrors.string(hint, "value")).trim())) {
-        reporter.error(Tag.LockedReadOnly, type, at, at == query ? lockMode : null,
+        String message =
             "Named query " + name + " takes lock mode " + mode + " but is hinted read-only ("
                 + READ_ONLY_HINT + "); a read-only query may be served by a replica, where rows"
-                + " cannot be locked. Fix: drop the read-only hint, or the pessimistic lock.");
+                + " cannot be locked. Fix: drop the read-only hint, or the pessimistic lock.";
+        if (at.tree == null && at.mirror == query) {
+          reporter.error(Tag.LockedReadOnly, type, query, lockMode, message);
+        } else {
+          at.error(Tag.LockedReadOnly, message);
+        }
       }
     }
   }
