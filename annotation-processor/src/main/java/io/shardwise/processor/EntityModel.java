@@ -1,0 +1,286 @@
+package io.shardwise.processor;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
+
+/**
+ * What the processor knows about the entities of a compilation: for each {@code @Entity} class its
+ * entity name, its {@code @ShardKey} attributes, whether it is a reference table, whom it is
+ * co-located with, and where its associations lead. Read from elements only, never by reflection;
+ * entities compiled earlier (on the class path) are read the same way when something names them.
+ */
+final class EntityModel {
+
+  /** One persistent attribute as declared: a field, or a getter of property access. */
+  record Member(String name, Element element, TypeMirror type) {
+
+    String describe(Entity owner) {
+      return owner.simpleName() + "." + name;
+    }
+  }
+
+  /** One {@code @Entity} class. */
+  final class Entity {
+    final TypeElement type;
+    final String name;
+    final List<Member> members;
+    final List<Member> shardKeys = new ArrayList<>();
+    final AnnotationMirror coLocated;
+    final boolean reference;
+
+    private Entity(TypeElement type) {
+      this.type = type;
+      AnnotationMirror entity = Mirrors.find(type, Mirrors.ENTITY);
+      String explicit = entity == null ? null : Mirrors.string(entity, "name");
+      this.name =
+          explicit == null || explicit.isEmpty() ? type.getSimpleName().toString() : explicit;
+      this.members = membersOf(type);
+      for (Member member : members) {
+        if (Mirrors.has(member.element(), Mirrors.SHARD_KEY)) {
+          shardKeys.add(member);
+        }
+      }
+      this.coLocated = Mirrors.find(type, Mirrors.CO_LOCATED);
+      this.reference = Mirrors.has(type, Mirrors.REFERENCE_TABLE);
+    }
+
+    boolean sharded() {
+      return !reference && (!shardKeys.isEmpty() || coLocated != null);
+    }
+
+    /** The one shard key, or null when there is none or more than one. */
+    Member shardKey() {
+      return shardKeys.size() == 1 ? shardKeys.get(0) : null;
+    }
+
+    /** The key type's name ("long", "String", ...), or null when absent or unsupported. */
+    String keyType() {
+      Member key = shardKey();
+      return key == null ? null : keyTypeName(key.type());
+    }
+
+    TypeElement coLocatedWith() {
+      return coLocated == null ? null : Mirrors.type(coLocated, "with");
+    }
+
+    /**
+     * The entity that heads this entity's co-location group: itself when it is not co-located,
+     * else the head of the entity it is co-located with. Null when the chain is broken (names
+     * a non-entity or runs in a circle), which the model checks report.
+     */
+    Entity groupHead() {
+      Set<Entity> seen = new LinkedHashSet<>();
+      Entity current = this;
+      while (current != null && current.coLocated != null) {
+        if (!seen.add(current)) {
+          return null;
+        }
+        TypeElement with = current.coLocatedWith();
+        current = with == null ? null : entity(with);
+      }
+      return current;
+    }
+
+    /** The entity an association attribute leads to, or null for any other attribute. */
+    Entity associationTarget(Member member) {
+      TypeElement target = associationTargetType(member);
+      return target == null ? null : entity(target);
+    }
+
+    Member member(String attribute) {
+      for (Member member : members) {
+        if (member.name().equals(attribute)) {
+          return member;
+        }
+      }
+      return null;
+    }
+
+    String simpleName() {
+      return type.getSimpleName().toString();
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  private static final List<String> ASSOCIATIONS =
+      List.of(Mirrors.MANY_TO_ONE, Mirrors.ONE_TO_ONE, Mirrors.ONE_TO_MANY, Mirrors.MANY_TO_MANY);
+
+  private final Elements elements;
+  private final Types types;
+  private final Map<String, Entity> byClass = new HashMap<>();
+  private final Set<String> known = new LinkedHashSet<>();
+
+  EntityModel(Elements elements, Types types) {
+    this.elements = elements;
+    this.types = types;
+  }
+
+  /** Remembers an entity class of this compilation, so that queries can name it. */
+  void register(TypeElement type) {
+    known.add(type.getQualifiedName().toString());
+  }
+
+  /** The entity for an {@code @Entity} class, or null for any other type. */
+  Entity entity(TypeElement type) {
+    if (!Mirrors.has(type, Mirrors.ENTITY)) {
+      return null;
+    }
+    return byClass.computeIfAbsent(type.getQualifiedName().toString(), n -> new Entity(type));
+  }
+
+  /** The entity a query names, by entity name or fully qualified class name; null if unknown. */
+  Entity byQueryName(String name) {
+    for (String qualified : known) {
+      TypeElement type = elements.getTypeElement(qualified);
+      Entity entity = type == null ? null : entity(type);
+      if (entity != null && (entity.name.equals(name) || qualified.equals(name))) {
+        return entity;
+      }
+    }
+    TypeElement type = name.indexOf('.') > 0 ? elements.getTypeElement(name) : null;
+    return type == null ? null : entity(type);
+  }
+
+  static String keyTypeName(TypeMirror type) {
+    switch (type.getKind()) {
+      case LONG:
+        return "long";
+      case INT:
+        return "int";
+      case SHORT:
+        return "short";
+      case DECLARED:
+        String name = ((TypeElement) ((DeclaredType) type).asElement()).getQualifiedName().toString();
+        switch (name) {
+          case "java.lang.Long":
+            return "long";
+          case "java.lang.Integer":
+            return "int";
+          case "java.lang.Short":
+            return "short";
+          case "java.lang.String":
+            return "String";
+          case "java.util.UUID":
+            return "UUID";
+          default:
+            return null;
+        }
+      default:
+        return null;
+    }
+  }
+
+  static AnnotationMirror associationAnnotation(Member member) {
+    for (String name : ASSOCIATIONS) {
+      AnnotationMirror mirror = Mirrors.find(member.element(), name);
+      if (mirror != null) {
+        return mirror;
+      }
+    }
+    return null;
+  }
+
+  private TypeElement associationTargetType(Member member) {
+    AnnotationMirror association = associationAnnotation(member);
+    if (association == null) {
+      return null;
+    }
+    TypeElement explicit = Mirrors.type(association, "targetEntity");
+    if (explicit != null && !explicit.getQualifiedName().contentEquals("void")) {
+      return explicit;
+    }
+    TypeMirror type = member.type();
+    if (type.getKind() != TypeKind.DECLARED) {
+      return null;
+    }
+    DeclaredType declared = (DeclaredType) type;
+    String kind = Mirrors.nameOf(association);
+    if (kind.equals(Mirrors.ONE_TO_MANY) || kind.equals(Mirrors.MANY_TO_MANY)) {
+      List<? extends TypeMirror> arguments = declared.getTypeArguments();
+      if (arguments.isEmpty()) {
+        return null;
+      }
+      // Collection<E> holds E; Map<K, E> holds E as well.
+      type = arguments.get(arguments.size() - 1);
+      if (type.getKind() != TypeKind.DECLARED) {
+        return null;
+      }
+      declared = (DeclaredType) type;
+    }
+    return (TypeElement) declared.asElement();
+  }
+
+  /**
+   * The attributes of an entity and of its superclasses: non-static fields, and getters (by
+   * their property name), in declaration order, subclass first.
+   */
+  private List<Member> membersOf(TypeElement type) {
+    List<Member> result = new ArrayList<>();
+    TypeElement current = type;
+    while (current != null && !current.getQualifiedName().contentEquals("java.lang.Object")) {
+      for (Element element : current.getEnclosedElements()) {
+        if (element.getModifiers().contains(Modifier.STATIC)) {
+          continue;
+        }
+        if (element.getKind() == ElementKind.FIELD) {
+          result.add(new Member(element.getSimpleName().toString(), element, element.asType()));
+        } else if (element.getKind() == ElementKind.METHOD) {
+          ExecutableElement method = (ExecutableElement) element;
+          String property = propertyName(method);
+          if (property != null) {
+            result.add(new Member(property, method, method.getReturnType()));
+          }
+        }
+      }
+      TypeMirror superclass = current.getSuperclass();
+      current =
+          superclass.getKind() == TypeKind.DECLARED
+              ? (TypeElement) types.asElement(superclass)
+              : null;
+    }
+    return result;
+  }
+
+  private static String propertyName(ExecutableElement method) {
+    if (!method.getParameters().isEmpty() || method.getReturnType().getKind() == TypeKind.VOID) {
+      return null;
+    }
+    String name = method.getSimpleName().toString();
+    if (name.startsWith("get") && name.length() > 3) {
+      return decapitalize(name.substring(3));
+    }
+    if (name.startsWith("is") && name.length() > 2
+        && method.getReturnType().getKind() == TypeKind.BOOLEAN) {
+      return decapitalize(name.substring(2));
+    }
+    return null;
+  }
+
+  /** The JavaBeans rule: "URL" stays "URL", "MerchantId" becomes "merchantId". */
+  private static String decapitalize(String name) {
+    if (name.length() > 1 && Character.isUpperCase(name.charAt(0))
+        && Character.isUpperCase(name.charAt(1))) {
+      return name;
+    }
+    return Character.toLowerCase(name.charAt(0)) + name.substring(1);
+  }
+}

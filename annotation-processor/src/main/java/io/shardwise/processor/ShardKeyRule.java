@@ -1,0 +1,525 @@
+package io.shardwise.processor;
+
+import io.shardwise.processor.EntityModel.Entity;
+import io.shardwise.processor.EntityModel.Member;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import org.antlr.v4.runtime.BaseErrorListener;
+import org.antlr.v4.runtime.CharStreams;
+import org.antlr.v4.runtime.CommonTokenStream;
+import org.antlr.v4.runtime.RecognitionException;
+import org.antlr.v4.runtime.Recognizer;
+import org.antlr.v4.runtime.tree.ParseTree;
+import org.hibernate.grammars.hql.HqlLexer;
+import org.hibernate.grammars.hql.HqlParser;
+import org.hibernate.grammars.hql.HqlParser.AndPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.BarePrimaryExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.BinaryExpressionPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.CrossJoinContext;
+import org.hibernate.grammars.hql.HqlParser.DeleteStatementContext;
+import org.hibernate.grammars.hql.HqlParser.EntityWithJoinsContext;
+import org.hibernate.grammars.hql.HqlParser.ExplicitTupleInListContext;
+import org.hibernate.grammars.hql.HqlParser.ExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.ExpressionOrPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.GeneralPathExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.GeneralPathFragmentContext;
+import org.hibernate.grammars.hql.HqlParser.GroupedExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.GroupedPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.InPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.JoinContext;
+import org.hibernate.grammars.hql.HqlParser.JoinPathContext;
+import org.hibernate.grammars.hql.HqlParser.JoinTypeContext;
+import org.hibernate.grammars.hql.HqlParser.JpaCollectionJoinContext;
+import org.hibernate.grammars.hql.HqlParser.LiteralExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.OrPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.ParamInListContext;
+import org.hibernate.grammars.hql.HqlParser.ParameterExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.PathContext;
+import org.hibernate.grammars.hql.HqlParser.PredicateContext;
+import org.hibernate.grammars.hql.HqlParser.PrimaryExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.QueryContext;
+import org.hibernate.grammars.hql.HqlParser.RootEntityContext;
+import org.hibernate.grammars.hql.HqlParser.SimplePathContext;
+import org.hibernate.grammars.hql.HqlParser.SimplePathElementContext;
+import org.hibernate.grammars.hql.HqlParser.UnaryNumericLiteralExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.UpdateStatementContext;
+import org.hibernate.grammars.hql.HqlParser.VariableContext;
+import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
+
+/**
+ * The shard-key rule for one JPQL/HQL string, on Hibernate's own grammar: every sharded entity in
+ * a FROM or JOIN (of the statement and of each subquery) must have its shard key pinned, that is
+ * compared with {@code =} or {@code IN} to parameters or literals on every branch of the WHERE
+ * clause. {@code AND} pins what either side pins; {@code OR} pins what both sides pin. An equality
+ * between the shard keys of two entities carries a pin from one to the other, as does a join along
+ * an association inside one co-location group (the model checks make such an association stay on
+ * one shard). A subquery sees the pins of the query around it.
+ */
+final class ShardKeyRule {
+
+  /** A sharded entity of the query whose shard key nothing pins. */
+  record Unpinned(Entity entity, String alias) {
+
+    String describe() {
+      return alias == null ? entity.simpleName() : entity.simpleName() + " " + alias;
+    }
+  }
+
+  private final EntityModel model;
+
+  ShardKeyRule(EntityModel model) {
+    this.model = model;
+  }
+
+  /**
+   * The unpinned entities of a query, in the order they appear; null when the query does not
+   * parse (hibernate-processor, or Hibernate at startup, reports that; reporting it twice would
+   * only add noise).
+   */
+  List<Unpinned> check(String hql) {
+    HqlLexer lexer = new HqlLexer(CharStreams.fromString(hql));
+    HqlParser parser = new HqlParser(new CommonTokenStream(lexer));
+    SyntaxErrors errors = new SyntaxErrors();
+    lexer.removeErrorListeners();
+    lexer.addErrorListener(errors);
+    parser.removeErrorListeners();
+    parser.addErrorListener(errors);
+    ParseTree statement;
+    try {
+      statement = parser.statement();
+    } catch (RuntimeException e) {
+      return null;
+    }
+    if (errors.count > 0) {
+      return null;
+    }
+    List<Unpinned> result = new ArrayList<>();
+    walk(statement, null, result);
+    return result;
+  }
+
+  private static final class SyntaxErrors extends BaseErrorListener {
+    int count;
+
+    @Override
+    public void syntaxError(
+        Recognizer<?, ?> recognizer, Object symbol, int line, int column, String message,
+        RecognitionException e) {
+      count++;
+    }
+  }
+
+  /** An entity in a FROM or JOIN. */
+  private static final class Source {
+    final String alias;
+    final Entity entity;
+    final Source parent;
+    final boolean outerJoin;
+    final boolean preservesParent;
+    final PredicateContext on;
+
+    Source(String alias, Entity entity, Source parent, JoinTypeContext joinType,
+        PredicateContext on) {
+      this.alias = alias;
+      this.entity = entity;
+      this.parent = parent;
+      this.outerJoin = joinType != null
+          && (joinType.LEFT() != null || joinType.RIGHT() != null || joinType.FULL() != null
+              || joinType.OUTER() != null);
+      this.preservesParent = joinType == null || joinType.RIGHT() == null && joinType.FULL() == null;
+      this.on = on;
+    }
+
+    boolean sharded() {
+      return entity != null && entity.sharded() && entity.shardKey() != null;
+    }
+  }
+
+  /** A query's sources and the ones pinned so far; nested scopes see their outer scopes. */
+  private static final class Scope {
+    final Scope outer;
+    final List<Source> sources = new ArrayList<>();
+    final Set<Source> pinned = identitySet();
+
+    Scope(Scope outer) {
+      this.outer = outer;
+    }
+
+    Source byAlias(String alias) {
+      for (Scope scope = this; scope != null; scope = scope.outer) {
+        for (Source source : scope.sources) {
+          if (source.alias != null && source.alias.equalsIgnoreCase(alias)) {
+            return source;
+          }
+        }
+      }
+      return null;
+    }
+
+    Set<Source> allPinned() {
+      Set<Source> all = identitySet();
+      for (Scope scope = this; scope != null; scope = scope.outer) {
+        all.addAll(scope.pinned);
+      }
+      return all;
+    }
+  }
+
+  /** What a predicate guarantees: pinned sources, and equalities between shard keys. */
+  private static final class Facts {
+    final Set<Source> pinned = identitySet();
+    final List<Source[]> equal = new ArrayList<>();
+
+    static Facts and(Facts a, Facts b) {
+      Facts result = new Facts();
+      result.pinned.addAll(a.pinned);
+      result.pinned.addAll(b.pinned);
+      result.equal.addAll(a.equal);
+      result.equal.addAll(b.equal);
+      return result;
+    }
+
+    static Facts or(Facts a, Facts b, Set<Source> known) {
+      Set<Source> left = a.closure(known);
+      Set<Source> right = b.closure(known);
+      Facts result = new Facts();
+      for (Source source : left) {
+        if (right.contains(source)) {
+          result.pinned.add(source);
+        }
+      }
+      for (Source[] pair : a.equal) {
+        for (Source[] other : b.equal) {
+          if (samePair(pair, other)) {
+            result.equal.add(pair);
+          }
+        }
+      }
+      return result;
+    }
+
+    /** The sources pinned by these facts together with those already known to be pinned. */
+    Set<Source> closure(Set<Source> known) {
+      Set<Source> result = identitySet();
+      result.addAll(known);
+      result.addAll(pinned);
+      boolean grew = true;
+      while (grew) {
+        grew = false;
+        for (Source[] pair : equal) {
+          if (result.contains(pair[0]) && result.add(pair[1])
+              || result.contains(pair[1]) && result.add(pair[0])) {
+            grew = true;
+          }
+        }
+      }
+      return result;
+    }
+
+    private static boolean samePair(Source[] a, Source[] b) {
+      return a[0] == b[0] && a[1] == b[1] || a[0] == b[1] && a[1] == b[0];
+    }
+  }
+
+  private void walk(ParseTree node, Scope outer, List<Unpinned> result) {
+    if (node instanceof QueryContext) {
+      QueryContext query = (QueryContext) node;
+      Scope scope = new Scope(outer);
+      if (query.fromClause() != null) {
+        for (EntityWithJoinsContext from : query.fromClause().entityWithJoins()) {
+          addSources(from, scope);
+        }
+      }
+      settle(scope, query.whereClause(), result);
+      walkChildren(node, scope, result);
+    } else if (node instanceof UpdateStatementContext) {
+      UpdateStatementContext update = (UpdateStatementContext) node;
+      Scope scope = new Scope(outer);
+      addSources(update.entityWithJoins(), scope);
+      settle(scope, update.whereClause(), result);
+      walkChildren(node, scope, result);
+    } else if (node instanceof DeleteStatementContext) {
+      DeleteStatementContext delete = (DeleteStatementContext) node;
+      Scope scope = new Scope(outer);
+      addSources(delete.entityWithJoins(), scope);
+      settle(scope, delete.whereClause(), result);
+      walkChildren(node, scope, result);
+    } else {
+      walkChildren(node, outer, result);
+    }
+  }
+
+  private void walkChildren(ParseTree node, Scope scope, List<Unpinned> result) {
+    for (int i = 0; i < node.getChildCount(); i++) {
+      walk(node.getChild(i), scope, result);
+    }
+  }
+
+  private void addSources(EntityWithJoinsContext from, Scope scope) {
+    if (from == null) {
+      return;
+    }
+    if (from.fromRoot() instanceof RootEntityContext) {
+      RootEntityContext root = (RootEntityContext) from.fromRoot();
+      scope.sources.add(new Source(alias(root.variable()),
+          model.byQueryName(root.entityName().getText()), null, null, null));
+    }
+    for (ParseTree child : from.children) {
+      if (child instanceof JoinContext) {
+        JoinContext join = (JoinContext) child;
+        if (join.joinTarget() instanceof JoinPathContext) {
+          JoinPathContext target = (JoinPathContext) join.joinTarget();
+          PredicateContext on =
+              join.joinRestriction() == null ? null : join.joinRestriction().predicate();
+          scope.sources.add(
+              joined(target.path(), alias(target.variable()), join.joinType(), on, scope));
+        }
+      } else if (child instanceof CrossJoinContext) {
+        CrossJoinContext cross = (CrossJoinContext) child;
+        scope.sources.add(new Source(alias(cross.variable()),
+            model.byQueryName(cross.entityName().getText()), null, null, null));
+      } else if (child instanceof JpaCollectionJoinContext) {
+        JpaCollectionJoinContext in = (JpaCollectionJoinContext) child;
+        scope.sources.add(joined(in.path(), alias(in.variable()), null, null, scope));
+      }
+    }
+  }
+
+  /** A join to {@code alias.association}, or to an entity by name. */
+  private Source joined(PathContext path, String alias, JoinTypeContext type, PredicateContext on,
+      Scope scope) {
+    List<String> parts = path.generalPathFragment() != null
+        ? names(path.generalPathFragment())
+        : path.syntacticDomainPath() != null && path.syntacticDomainPath().simplePath() != null
+            ? names(path.syntacticDomainPath().simplePath())
+            : null;
+    if (parts == null || parts.isEmpty()) {
+      return new Source(alias, null, null, type, on);
+    }
+    Source parent = scope.byAlias(parts.get(0));
+    if (parent == null) {
+      return new Source(alias, model.byQueryName(String.join(".", parts)), null, type, on);
+    }
+    if (parts.size() == 2 && parent.entity != null) {
+      Member member = parent.entity.member(parts.get(1));
+      Entity target = member == null ? null : parent.entity.associationTarget(member);
+      return new Source(alias, target, parent, type, on);
+    }
+    return new Source(alias, null, null, type, on);
+  }
+
+  /** Pins the sources of a scope and reports the sharded ones left unpinned. */
+  private void settle(Scope scope, WhereClauseContext where, List<Unpinned> result) {
+    Facts facts = where == null ? new Facts() : facts(where.predicate(), scope);
+    for (Source source : scope.sources) {
+      if (source.on != null && !source.outerJoin) {
+        facts = Facts.and(facts, facts(source.on, scope));
+      }
+    }
+    Set<Source> outerPinned = scope.outer == null ? identitySet() : scope.outer.allPinned();
+    Set<Source> pinned = facts.closure(outerPinned);
+    boolean grew = true;
+    while (grew) {
+      grew = false;
+      for (Source source : scope.sources) {
+        if (pinned.contains(source)) {
+          continue;
+        }
+        if (pinnedThroughJoin(source, pinned, scope)) {
+          pinned.add(source);
+          pinned = facts.closure(pinned);
+          grew = true;
+        }
+      }
+      for (Source source : scope.sources) {
+        Source parent = source.parent;
+        if (parent != null && !pinned.contains(parent) && pinned.contains(source)
+            && !source.outerJoin && sameGroup(parent, source)) {
+          pinned.add(parent);
+          pinned = facts.closure(pinned);
+          grew = true;
+        }
+      }
+    }
+    for (Source source : scope.sources) {
+      if (pinned.contains(source)) {
+        scope.pinned.add(source);
+      } else if (source.sharded()) {
+        result.add(new Unpinned(source.entity, source.alias));
+      }
+    }
+  }
+
+  private boolean pinnedThroughJoin(Source source, Set<Source> pinned, Scope scope) {
+    if (source.parent != null && source.preservesParent && pinned.contains(source.parent)
+        && sameGroup(source.parent, source)) {
+      return true;
+    }
+    if (source.on != null && source.outerJoin && source.preservesParent) {
+      return facts(source.on, scope).closure(pinned).contains(source);
+    }
+    return false;
+  }
+
+  private static boolean sameGroup(Source a, Source b) {
+    if (!a.sharded() || !b.sharded()) {
+      return false;
+    }
+    Entity head = a.entity.groupHead();
+    return head != null && head == b.entity.groupHead();
+  }
+
+  private Facts facts(PredicateContext predicate, Scope scope) {
+    if (predicate instanceof GroupedPredicateContext) {
+      return facts(((GroupedPredicateContext) predicate).predicate(), scope);
+    }
+    if (predicate instanceof AndPredicateContext) {
+      AndPredicateContext and = (AndPredicateContext) predicate;
+      return Facts.and(facts(and.predicate(0), scope), facts(and.predicate(1), scope));
+    }
+    if (predicate instanceof OrPredicateContext) {
+      OrPredicateContext or = (OrPredicateContext) predicate;
+      Set<Source> known = scope.outer == null ? identitySet() : scope.outer.allPinned();
+      return Facts.or(facts(or.predicate(0), scope), facts(or.predicate(1), scope), known);
+    }
+    Facts facts = new Facts();
+    if (predicate instanceof BinaryExpressionPredicateContext) {
+      BinaryExpressionPredicateContext binary = (BinaryExpressionPredicateContext) predicate;
+      if (binary.EQUAL() != null && binary.NOT() == null && binary.expression().size() == 2) {
+        ExpressionContext left = binary.expression(0);
+        ExpressionContext right = binary.expression(1);
+        Source leftKey = keyOf(left, scope);
+        Source rightKey = keyOf(right, scope);
+        if (leftKey != null && rightKey != null) {
+          facts.equal.add(new Source[] {leftKey, rightKey});
+        } else if (leftKey != null && isValue(right)) {
+          facts.pinned.add(leftKey);
+        } else if (rightKey != null && isValue(left)) {
+          facts.pinned.add(rightKey);
+        }
+      }
+    } else if (predicate instanceof InPredicateContext) {
+      InPredicateContext in = (InPredicateContext) predicate;
+      Source key = in.NOT() == null ? keyOf(in.expression(), scope) : null;
+      if (key != null && pinsIn(in)) {
+        facts.pinned.add(key);
+      }
+    }
+    return facts;
+  }
+
+  private static boolean pinsIn(InPredicateContext in) {
+    if (in.inList() instanceof ParamInListContext) {
+      return true;
+    }
+    if (in.inList() instanceof ExplicitTupleInListContext) {
+      List<ExpressionOrPredicateContext> items =
+          ((ExplicitTupleInListContext) in.inList()).expressionOrPredicate();
+      for (ExpressionOrPredicateContext item : items) {
+        if (item.expression() == null || !isValue(item.expression())) {
+          return false;
+        }
+      }
+      return !items.isEmpty();
+    }
+    return false;
+  }
+
+  /** A parameter, or a literal other than null. */
+  private static boolean isValue(ExpressionContext expression) {
+    ExpressionContext e = unwrap(expression);
+    if (e instanceof UnaryNumericLiteralExpressionContext) {
+      return true;
+    }
+    if (e instanceof BarePrimaryExpressionContext) {
+      PrimaryExpressionContext primary = ((BarePrimaryExpressionContext) e).primaryExpression();
+      if (primary instanceof ParameterExpressionContext) {
+        return true;
+      }
+      if (primary instanceof LiteralExpressionContext) {
+        return ((LiteralExpressionContext) primary).literal().NULL() == null;
+      }
+    }
+    return false;
+  }
+
+  /** The source whose shard key this expression is ({@code alias.key}, or a bare {@code key}). */
+  private static Source keyOf(ExpressionContext expression, Scope scope) {
+    ExpressionContext e = unwrap(expression);
+    if (!(e instanceof BarePrimaryExpressionContext)) {
+      return null;
+    }
+    PrimaryExpressionContext primary = ((BarePrimaryExpressionContext) e).primaryExpression();
+    if (!(primary instanceof GeneralPathExpressionContext)) {
+      return null;
+    }
+    List<String> parts = names(((GeneralPathExpressionContext) primary).generalPathFragment());
+    if (parts == null) {
+      return null;
+    }
+    if (parts.size() == 2) {
+      Source source = scope.byAlias(parts.get(0));
+      return source != null && isKey(source, parts.get(1)) ? source : null;
+    }
+    if (parts.size() == 1 && scope.byAlias(parts.get(0)) == null) {
+      Source found = null;
+      for (Source source : scope.sources) {
+        if (source.entity != null && source.entity.member(parts.get(0)) != null) {
+          if (found != null) {
+            return null;
+          }
+          found = source;
+        }
+      }
+      return found != null && isKey(found, parts.get(0)) ? found : null;
+    }
+    return null;
+  }
+
+  private static boolean isKey(Source source, String attribute) {
+    return source.sharded() && source.entity.shardKey().name().equals(attribute);
+  }
+
+  private static ExpressionContext unwrap(ExpressionContext expression) {
+    ExpressionContext e = expression;
+    while (e instanceof GroupedExpressionContext) {
+      e = ((GroupedExpressionContext) e).expression();
+    }
+    return e;
+  }
+
+  private static List<String> names(GeneralPathFragmentContext fragment) {
+    if (fragment == null || fragment.indexedPathAccessFragment() != null) {
+      return null;
+    }
+    return names(fragment.simplePath());
+  }
+
+  private static List<String> names(SimplePathContext path) {
+    if (path == null) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    parts.add(path.identifier().getText());
+    for (SimplePathElementContext element : path.simplePathElement()) {
+      parts.add(element.identifier().getText());
+    }
+    return parts;
+  }
+
+  private static String alias(VariableContext variable) {
+    if (variable == null) {
+      return null;
+    }
+    return variable.identifier() != null
+        ? variable.identifier().getText()
+        : variable.nakedIdentifier().getText();
+  }
+
+  private static Set<Source> identitySet() {
+    return Collections.newSetFromMap(new IdentityHashMap<>());
+  }
+}

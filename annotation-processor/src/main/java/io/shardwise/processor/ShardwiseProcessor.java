@@ -1,0 +1,103 @@
+package io.shardwise.processor;
+
+import com.sun.source.util.Trees;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.annotation.processing.RoundEnvironment;
+import javax.lang.model.SourceVersion;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.TypeElement;
+import javax.tools.Diagnostic;
+
+/**
+ * Shardwise's build-time checks, as an annotation processor registered through
+ * {@code META-INF/services}: the sharding model of every {@code @Entity} (shard keys, co-location,
+ * reference tables, associations, {@code @SnowflakeId}) and the shard key of every JPQL/HQL query
+ * the sources declare or pass to {@code createQuery}. Each problem is an error on the offending
+ * element with a bracketed tag and the fix; all of them are reported, not just the first.
+ *
+ * <p>It claims no annotation ({@link #process} returns false), so hibernate-processor and any other
+ * processor still see every element. Queries that do not parse are left to Hibernate to report.
+ */
+public final class ShardwiseProcessor extends AbstractProcessor {
+
+  private EntityModel model;
+  private Reporter reporter;
+  private ModelChecks modelChecks;
+  private QueryChecks queryChecks;
+
+  @Override
+  public synchronized void init(ProcessingEnvironment environment) {
+    super.init(environment);
+    model = new EntityModel(environment.getElementUtils(), environment.getTypeUtils());
+    reporter = new Reporter(environment.getMessager());
+    modelChecks = new ModelChecks(model, reporter);
+    queryChecks = new QueryChecks(model, reporter, environment.getElementUtils(),
+        treesOf(environment));
+  }
+
+  /** The tree API, or null where the compiler is not javac (method bodies are then skipped). */
+  private static Trees treesOf(ProcessingEnvironment environment) {
+    try {
+      return Trees.instance(environment);
+    } catch (IllegalArgumentException | LinkageError e) {
+      return null;
+    }
+  }
+
+  @Override
+  public Set<String> getSupportedAnnotationTypes() {
+    // Every type: queries hide in method bodies of classes that carry no annotation at all.
+    return Set.of("*");
+  }
+
+  @Override
+  public SourceVersion getSupportedSourceVersion() {
+    return SourceVersion.latestSupported();
+  }
+
+  @Override
+  public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+    if (round.processingOver()) {
+      return false;
+    }
+    List<TypeElement> types = new ArrayList<>();
+    for (Element root : round.getRootElements()) {
+      collectTypes(root, types);
+    }
+    for (TypeElement type : types) {
+      if (Mirrors.has(type, Mirrors.ENTITY)) {
+        model.register(type);
+      }
+    }
+    for (TypeElement type : types) {
+      try {
+        EntityModel.Entity entity = model.entity(type);
+        if (entity != null) {
+          modelChecks.check(entity);
+        }
+        modelChecks.checkSnowflakeIds(type);
+        queryChecks.checkAnnotations(type);
+        if (type.getNestingKind() == javax.lang.model.element.NestingKind.TOP_LEVEL) {
+          queryChecks.checkBodies(type);
+        }
+      } catch (RuntimeException e) {
+        processingEnv.getMessager().printMessage(Diagnostic.Kind.WARNING,
+            "Shardwise could not check " + type + " (" + e + "); please report this.", type);
+      }
+    }
+    return false;
+  }
+
+  private static void collectTypes(Element element, List<TypeElement> into) {
+    if (element instanceof TypeElement) {
+      into.add((TypeElement) element);
+      for (Element enclosed : element.getEnclosedElements()) {
+        collectTypes(enclosed, into);
+      }
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package io.shardwise.processor;
+
+/**
+ * The stable tag each error starts with, in brackets, so that users can search for it and tests
+ * can pin it. Documented one by one in docs/build-time-checks.md; never rename one.
+ */
+enum Tag {
+  ShardKeyMissing,
+  ShardKeyDuplicate,
+  ShardKeyType,
+  CoLocatedTarget,
+  CoLocatedKeyType,
+  ReferenceWithShardKey,
+  AssociationAcrossShards,
+  ReferenceToSharded,
+  SnowflakeIdType,
+  QueryWithoutShardKey,
+  LockedReadOnly;
+
+  String bracketed() {
+    return "[" + name() + "]";
+  }
+}

@@ -1,0 +1,150 @@
+package io.shardwise.processor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+import javax.annotation.processing.Processor;
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+
+/**
+ * In-process javac over in-memory sources, with the diagnostics kept for assertions on tag, file
+ * and line. Without explicit processors javac discovers them through META-INF/services on the
+ * class path, as a build would.
+ */
+final class Compilation {
+
+  private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
+
+  private final Map<String, String> sources = new LinkedHashMap<>();
+  private final List<Diagnostic<? extends JavaFileObject>> diagnostics = new ArrayList<>();
+  private boolean success;
+
+  /** Adds a source by its path, e.g. {@code app/Merchant.java}. */
+  Compilation source(String path, String text) {
+    sources.put(path, text);
+    return this;
+  }
+
+  Compilation compileWith(Processor... processors) {
+    return run(List.of(processors), true);
+  }
+
+  /** Runs the processors javac finds on the class path, as Maven does without a processor path. */
+  Compilation compileDiscovering() {
+    return run(null, false);
+  }
+
+  private Compilation run(List<Processor> processors, boolean explicit) {
+    DiagnosticCollector<JavaFileObject> collector = new DiagnosticCollector<>();
+    try (StandardJavaFileManager files = JAVAC.getStandardFileManager(collector, Locale.ROOT, null)) {
+      Path out = Files.createTempDirectory("shardwise-processor-test");
+      List<JavaFileObject> units = new ArrayList<>();
+      sources.forEach((path, text) -> units.add(new Source(path, text)));
+      List<String> options = List.of("-proc:only", "-d", out.toString(), "-s", out.toString(),
+          "-classpath", System.getProperty("java.class.path"), "-Xlint:-processing");
+      JavaCompiler.CompilationTask task = JAVAC.getTask(null, files, collector, options, null, units);
+      if (explicit) {
+        task.setProcessors(processors);
+      }
+      success = task.call();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    diagnostics.addAll(collector.getDiagnostics());
+    return this;
+  }
+
+  List<Diagnostic<? extends JavaFileObject>> errors() {
+    return diagnostics.stream()
+        .filter(d -> d.getKind() == Diagnostic.Kind.ERROR)
+        .collect(Collectors.toList());
+  }
+
+  List<Diagnostic<? extends JavaFileObject>> errors(Tag tag) {
+    return errors().stream()
+        .filter(d -> d.getMessage(Locale.ROOT).startsWith(tag.bracketed()))
+        .collect(Collectors.toList());
+  }
+
+  void assertClean() {
+    assertTrue(success && errors().isEmpty(), "expected a clean compilation, got:\n" + dump());
+  }
+
+  /**
+   * Asserts an error with this tag in this file on the (first) line containing the text, and
+   * returns its message for further checks.
+   */
+  String assertError(Tag tag, String path, String lineContaining) {
+    long line = lineOf(path, lineContaining);
+    for (Diagnostic<? extends JavaFileObject> d : errors(tag)) {
+      if (d.getSource() != null && d.getSource().getName().endsWith(path)
+          && d.getLineNumber() == line) {
+        assertTrue(!success, "an error was reported but the compilation succeeded");
+        return d.getMessage(Locale.ROOT);
+      }
+    }
+    return fail("expected " + tag.bracketed() + " in " + path + " on line " + line + " ("
+        + lineContaining.strip() + "), got:\n" + dump());
+  }
+
+  void assertErrorCount(int expected) {
+    assertEquals(expected, errors().size(), "errors:\n" + dump());
+  }
+
+  private long lineOf(String path, String text) {
+    String source = sources.get(path);
+    if (source == null) {
+      return fail("no source " + path);
+    }
+    String[] lines = source.split("\n", -1);
+    for (int i = 0; i < lines.length; i++) {
+      if (lines[i].contains(text)) {
+        return i + 1;
+      }
+    }
+    return fail("no line containing '" + text + "' in " + path);
+  }
+
+  String dump() {
+    StringBuilder text = new StringBuilder();
+    for (Diagnostic<? extends JavaFileObject> d : diagnostics) {
+      text.append(d.getKind()).append(' ')
+          .append(d.getSource() == null ? "-" : Path.of(d.getSource().getName()).getFileName())
+          .append(':').append(d.getLineNumber()).append(' ')
+          .append(d.getMessage(Locale.ROOT)).append('\n');
+    }
+    return text.toString();
+  }
+
+  private static final class Source extends SimpleJavaFileObject {
+    private final String text;
+
+    Source(String path, String text) {
+      super(URI.create("string:///" + path), Kind.SOURCE);
+      this.text = text;
+    }
+
+    @Override
+    public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+      return text;
+    }
+  }
+}
