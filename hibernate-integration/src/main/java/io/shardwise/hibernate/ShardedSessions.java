@@ -50,13 +50,13 @@ public final class ShardedSessions {
 
   /** Sessions on the shard that owns {@code key}. */
   public ShardRoute forKey(Object key) {
-    return new ShardRoute(sessionFactory, runtime.shardFor(key));
+    return new ShardRoute(sessionFactory, runtime, runtime.shardFor(key), false, null);
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */
   public ShardRoute forShard(String shardId) {
     runtime.shardMap().shard(shardId);
-    return new ShardRoute(sessionFactory, shardId);
+    return new ShardRoute(sessionFactory, runtime, shardId, false, null);
   }
 
   /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
@@ -70,6 +70,26 @@ public final class ShardedSessions {
 
   public ShardMap shardMap() {
     return runtime.shardMap();
+  }
+
+  /** Read-your-writes scopes and consistency tokens. */
+  public Consistency consistency() {
+    return runtime.consistency();
+  }
+
+  /** What the replica monitor last saw of every replica. */
+  public java.util.List<ReplicaStatus> replicaStatus() {
+    return runtime.replicaStatus();
+  }
+
+  /** Runs a replica check now instead of waiting for the monitor's next round. */
+  public void checkReplicasNow() {
+    runtime.checkReplicasNow();
+  }
+
+  /** Read-only connections served so far: {@code [by replicas, by primaries]}. */
+  public long[] readCounts() {
+    return runtime.readCounts();
   }
 
   public SessionFactory sessionFactory() {

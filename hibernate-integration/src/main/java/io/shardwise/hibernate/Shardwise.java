@@ -57,6 +57,17 @@ public final class Shardwise {
       return this;
     }
 
+    /** A streaming replica of a shard configured above; read-only sessions may be served by it. */
+    public Builder replica(String shardId, String replicaUrl) {
+      if (!shardIds.contains(shardId)) {
+        throw new IllegalArgumentException("replica(" + shardId + ", ...): configure shard '" + shardId + "' first");
+      }
+      String key = ShardwiseSettings.SHARD_PREFIX + shardId + ".replicas";
+      String existing = properties.get(key);
+      properties.put(key, existing == null ? replicaUrl : existing + "," + replicaUrl);
+      return this;
+    }
+
     /** Read the shard map from a control database instead of (or, with initialize, seeded from) the shards above. */
     public Builder controlDatabase(String jdbcUrl, boolean initializeFromShards) {
       properties.put(ShardwiseSettings.CONTROL_URL, jdbcUrl);

@@ -12,8 +12,8 @@ import org.hibernate.service.spi.Stoppable;
 /**
  * Hibernate's connection source when Shardwise is on: the tenant identifier of a session is its
  * shard, and each shard's primary has its own HikariCP pool. Sessions opened read-only get their
- * connection from {@link #getReadOnlyConnection}; until replicas are configured, that is the
- * primary too.
+ * connection from {@link #getReadOnlyConnection}: a healthy replica that has replayed what the
+ * session's consistency scope wrote, else the primary — and never one that lets a row lock through.
  *
  * <p>Set {@code hibernate.multi_tenant_connection_provider} to this class (the fluent builder does).
  */
@@ -63,7 +63,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
 
   @Override
   public void releaseReadOnlyConnection(String shardId, Connection connection) throws SQLException {
-    connection.close();
+    runtime().releaseReadOnlyConnection(connection);
   }
 
   @Override

@@ -48,4 +48,25 @@ public final class ShardwiseSettings {
    * {@code hibernate.hbm2ddl.auto}, which would only reach one shard.
    */
   public static final String SCHEMA_ACTION = "shardwise.schema.action";
+
+  /** Replica choice: {@code round_robin} (default) or {@code least_outstanding}. */
+  public static final String REPLICA_BALANCE = "shardwise.replica.balance";
+
+  /** A replica whose replay is further behind its primary than this is taken out of rotation (ms, default 5000). */
+  public static final String REPLICA_MAX_LAG_MS = "shardwise.replica.max_lag_ms";
+
+  /** The same in WAL bytes (default 64 MiB). */
+  public static final String REPLICA_MAX_LAG_BYTES = "shardwise.replica.max_lag_bytes";
+
+  /** How often the monitor checks every replica (ms, default 200). */
+  public static final String REPLICA_MONITOR_INTERVAL = "shardwise.replica.monitor_interval_ms";
+
+  /** How long a read waits for a replica connection before it falls back to the primary (ms, default 1000). */
+  public static final String REPLICA_CONNECTION_TIMEOUT = "shardwise.replica.connection_timeout_ms";
+
+  /** The HMAC secret that signs consistency tokens; the same on every instance (32+ random bytes). */
+  public static final String RYW_SECRET = "shardwise.ryw.secret";
+
+  /** How long an LSN pin is kept (ms, default 60000); replicas further behind are out of rotation long before. */
+  public static final String RYW_PIN_TTL = "shardwise.ryw.pin_ttl_ms";
 }

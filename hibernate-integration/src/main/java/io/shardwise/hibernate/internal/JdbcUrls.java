@@ -15,4 +15,11 @@ public final class JdbcUrls {
     int query = jdbcUrl.indexOf('?');
     return query < 0 ? jdbcUrl : jdbcUrl.substring(0, query) + "?...";
   }
+
+  /** {@code host:port} of a PostgreSQL JDBC URL, for pool names. */
+  public static String hostPort(String jdbcUrl) {
+    String rest = redact(jdbcUrl).replaceFirst("^jdbc:postgresql://", "");
+    int slash = rest.indexOf('/');
+    return slash < 0 ? rest : rest.substring(0, slash);
+  }
 }

@@ -13,6 +13,8 @@ import org.hibernate.event.spi.MergeEventListener;
 import org.hibernate.event.spi.PersistContext;
 import org.hibernate.event.spi.PersistEvent;
 import org.hibernate.event.spi.PersistEventListener;
+import org.hibernate.event.spi.PreDeleteEvent;
+import org.hibernate.event.spi.PreDeleteEventListener;
 import org.hibernate.event.spi.PreInsertEvent;
 import org.hibernate.event.spi.PreInsertEventListener;
 import org.hibernate.event.spi.PreUpdateEvent;
@@ -27,7 +29,7 @@ import org.hibernate.proxy.HibernateProxy;
  * inserts and updates reached by cascade or dirty checking are checked just before their SQL.
  */
 final class ShardGuard implements PersistEventListener, MergeEventListener, DeleteEventListener,
-    PreInsertEventListener, PreUpdateEventListener {
+    PreInsertEventListener, PreUpdateEventListener, PreDeleteEventListener {
   private static final long serialVersionUID = 1L;
 
   private final transient ShardwiseRuntime runtime;
@@ -86,6 +88,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
     Object key = model.keyIsIdentifier() ? event.getId()
         : event.getState()[indexOf(event.getPersister(), model.keyAttribute())];
     checkKey(model, key, event.getSession(), "insert");
+    ReadYourWritesTracking.wrote(model.readYourWrites());
     return false;
   }
 
@@ -108,6 +111,16 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
             + " the row lives on the shard of its key. Create a new " + model.simpleName()
             + " under the new key and remove the old one instead. Nothing was written.");
       }
+    }
+    ReadYourWritesTracking.wrote(model.readYourWrites());
+    return false;
+  }
+
+  @Override
+  public boolean onPreDelete(PreDeleteEvent event) {
+    ShardedEntity model = runtime.model().byEntityName(event.getPersister().getEntityName());
+    if (model != null && !model.reference()) {
+      ReadYourWritesTracking.wrote(model.readYourWrites());
     }
     return false;
   }

@@ -9,6 +9,8 @@ import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ShardPools implements AutoCloseable {
   private final ShardwiseConfig config;
   private final Map<String, Pool> pools = new ConcurrentHashMap<>();
+  private final Map<String, List<ReplicaNode>> replicas = new ConcurrentHashMap<>();
 
   private record Pool(String url, HikariDataSource dataSource) {}
 
@@ -93,6 +96,46 @@ public final class ShardPools implements AutoCloseable {
         + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
   }
 
+  /** The replicas of a shard as the current map lists them; nodes (and their pools) survive map changes. */
+  public List<ReplicaNode> replicas(ShardMap map, String shardId) {
+    ShardDescriptor shard = map.shards().get(shardId);
+    if (shard == null || shard.replicaUrls().isEmpty()) {
+      return List.of();
+    }
+    List<ReplicaNode> nodes = replicas.get(shardId);
+    if (nodes != null && sameUrls(nodes, shard.replicaUrls())) {
+      return nodes;
+    }
+    return rebuildReplicas(shard);
+  }
+
+  private synchronized List<ReplicaNode> rebuildReplicas(ShardDescriptor shard) {
+    List<ReplicaNode> old = replicas.getOrDefault(shard.id(), List.of());
+    if (sameUrls(old, shard.replicaUrls())) {
+      return old;
+    }
+    List<ReplicaNode> fresh = new ArrayList<>();
+    for (String url : shard.replicaUrls()) {
+      fresh.add(old.stream().filter(n -> n.url.equals(url)).findFirst()
+          .orElseGet(() -> new ReplicaNode(shard.id(), url, config)));
+    }
+    replicas.put(shard.id(), List.copyOf(fresh));
+    old.stream().filter(n -> !fresh.contains(n)).forEach(ReplicaNode::close);
+    return replicas.get(shard.id());
+  }
+
+  private static boolean sameUrls(List<ReplicaNode> nodes, List<String> urls) {
+    if (nodes.size() != urls.size()) {
+      return false;
+    }
+    for (int i = 0; i < urls.size(); i++) {
+      if (!nodes.get(i).url.equals(urls.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */
   public HikariDataSource poolOf(String shardId) {
     Pool pool = pools.get(shardId);
@@ -103,5 +146,7 @@ public final class ShardPools implements AutoCloseable {
   public synchronized void close() {
     pools.values().forEach(p -> p.dataSource().close());
     pools.clear();
+    replicas.values().forEach(nodes -> nodes.forEach(ReplicaNode::close));
+    replicas.clear();
   }
 }

@@ -17,6 +17,11 @@ public record ShardedEntity(String entityName, Class<?> javaType, boolean refere
     return new ShardedEntity(entityName, javaType, true, null, false, null, null);
   }
 
+  /** The entity's {@code @ReadYourWrites}, or null. */
+  public io.shardwise.annotations.ReadYourWrites readYourWrites() {
+    return javaType.getAnnotation(io.shardwise.annotations.ReadYourWrites.class);
+  }
+
   public String simpleName() {
     return javaType.getSimpleName();
   }

@@ -29,9 +29,11 @@ import org.hibernate.mapping.Value;
 public final class ShardingModel {
   private final Map<String, ShardedEntity> byEntityName;
   private final Map<Class<?>, ShardedEntity> byClass;
+  private final Map<String, String> entityOfTable;
 
-  private ShardingModel(Map<String, ShardedEntity> byEntityName) {
+  private ShardingModel(Map<String, ShardedEntity> byEntityName, Map<String, String> entityOfTable) {
     this.byEntityName = Map.copyOf(byEntityName);
+    this.entityOfTable = Map.copyOf(entityOfTable);
     Map<Class<?>, ShardedEntity> classes = new HashMap<>();
     byEntityName.values().forEach(e -> classes.put(e.javaType(), e));
     this.byClass = Map.copyOf(classes);
@@ -50,6 +52,11 @@ public final class ShardingModel {
       }
     }
     return null;
+  }
+
+  /** The simple name of the entity mapped to a table (lower-case, without schema), or null. */
+  public String entityOfTable(String table) {
+    return entityOfTable.get(table);
   }
 
   public java.util.Collection<ShardedEntity> entities() {
@@ -183,7 +190,14 @@ public final class ShardingModel {
       throw new ShardingConfigurationException("Sharding model of persistence unit '" + unitName + "' is invalid:\n  - "
           + String.join("\n  - ", problems));
     }
-    return new ShardingModel(entities);
+    Map<String, String> tables = new HashMap<>();
+    for (PersistentClass pc : bindings.values()) {
+      if (pc.getTable() != null && pc.getMappedClass() != null) {
+        String table = pc.getTable().getName().replace("\"", "").replace("`", "").toLowerCase(java.util.Locale.ROOT);
+        tables.putIfAbsent(table, pc.getMappedClass().getSimpleName());
+      }
+    }
+    return new ShardingModel(entities, tables);
   }
 
   private static String associatedEntity(Value value) {

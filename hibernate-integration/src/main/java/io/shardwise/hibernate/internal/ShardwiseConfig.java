@@ -32,8 +32,22 @@ public final class ShardwiseConfig {
   private final long connectionTimeoutMs;
   private final SchemaAction schemaAction;
   private final Map<String, String> shardwiseProperties;
+  private final boolean leastOutstanding;
+  private final long replicaMaxLagMs;
+  private final long replicaMaxLagBytes;
+  private final long replicaMonitorIntervalMs;
+  private final long replicaConnectionTimeoutMs;
+  private final byte[] rywSecret;
+  private final long pinTtlMs;
 
   private ShardwiseConfig(Builder b) {
+    this.leastOutstanding = b.leastOutstanding;
+    this.replicaMaxLagMs = b.replicaMaxLagMs;
+    this.replicaMaxLagBytes = b.replicaMaxLagBytes;
+    this.replicaMonitorIntervalMs = b.replicaMonitorIntervalMs;
+    this.replicaConnectionTimeoutMs = b.replicaConnectionTimeoutMs;
+    this.rywSecret = b.rywSecret;
+    this.pinTtlMs = b.pinTtlMs;
     this.unitName = b.unitName;
     this.staticMap = b.staticMap;
     this.controlUrl = b.controlUrl;
@@ -88,6 +102,35 @@ public final class ShardwiseConfig {
     return shardwiseProperties;
   }
 
+  public boolean leastOutstanding() {
+    return leastOutstanding;
+  }
+
+  public long replicaMaxLagMs() {
+    return replicaMaxLagMs;
+  }
+
+  public long replicaMaxLagBytes() {
+    return replicaMaxLagBytes;
+  }
+
+  public long replicaMonitorIntervalMs() {
+    return replicaMonitorIntervalMs;
+  }
+
+  public long replicaConnectionTimeoutMs() {
+    return replicaConnectionTimeoutMs;
+  }
+
+  /** The consistency-token secret, or null when none is configured. */
+  public byte[] rywSecret() {
+    return rywSecret == null ? null : rywSecret.clone();
+  }
+
+  public long pinTtlMs() {
+    return pinTtlMs;
+  }
+
   /** Reads and validates; throws one exception listing every problem. */
   public static ShardwiseConfig from(Map<String, Object> settings) {
     Builder b = new Builder();
@@ -110,6 +153,25 @@ public final class ShardwiseConfig {
     b.poolSize = intSetting(p, ShardwiseSettings.POOL_SIZE, 10, 1, 1000, problems);
     b.connectionTimeoutMs = intSetting(p, ShardwiseSettings.CONNECTION_TIMEOUT, 5000, 250, 600_000, problems);
     int buckets = intSetting(p, ShardwiseSettings.BUCKETS, ShardMap.DEFAULT_BUCKETS, 1, 1 << 20, problems);
+
+    String balance = p.getOrDefault(ShardwiseSettings.REPLICA_BALANCE, "round_robin").toLowerCase(Locale.ROOT);
+    if (!balance.equals("round_robin") && !balance.equals("least_outstanding")) {
+      problems.add(ShardwiseSettings.REPLICA_BALANCE + " = '" + balance + "' is not round_robin or least_outstanding");
+    }
+    b.leastOutstanding = balance.equals("least_outstanding");
+    b.replicaMaxLagMs = intSetting(p, ShardwiseSettings.REPLICA_MAX_LAG_MS, 5000, 1, 3_600_000, problems);
+    b.replicaMaxLagBytes = intSetting(p, ShardwiseSettings.REPLICA_MAX_LAG_BYTES, 64 << 20, 1, Integer.MAX_VALUE, problems);
+    b.replicaMonitorIntervalMs = intSetting(p, ShardwiseSettings.REPLICA_MONITOR_INTERVAL, 200, 10, 60_000, problems);
+    b.replicaConnectionTimeoutMs = intSetting(p, ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, 1000, 250, 60_000, problems);
+    b.pinTtlMs = intSetting(p, ShardwiseSettings.RYW_PIN_TTL, 60_000, 1000, 86_400_000, problems);
+    String secret = p.get(ShardwiseSettings.RYW_SECRET);
+    if (secret != null) {
+      if (secret.length() < 32) {
+        problems.add(ShardwiseSettings.RYW_SECRET + " is " + secret.length() + " characters; use at least 32 random"
+            + " characters (e.g. openssl rand -base64 32), the same on every instance");
+      }
+      b.rywSecret = secret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
 
     String action = p.getOrDefault(ShardwiseSettings.SCHEMA_ACTION, "none").toLowerCase(Locale.ROOT);
     switch (action) {
@@ -248,6 +310,13 @@ public final class ShardwiseConfig {
     int poolSize;
     long connectionTimeoutMs;
     SchemaAction schemaAction = SchemaAction.NONE;
+    boolean leastOutstanding;
+    long replicaMaxLagMs;
+    long replicaMaxLagBytes;
+    long replicaMonitorIntervalMs;
+    long replicaConnectionTimeoutMs;
+    byte[] rywSecret;
+    long pinTtlMs;
     final Map<String, String> shardwiseProperties = new LinkedHashMap<>();
   }
 }

@@ -52,6 +52,7 @@ public final class ShardwiseIntegrator implements Integrator {
     listeners.prependListeners(EventType.DELETE, guard);
     listeners.prependListeners(EventType.PRE_INSERT, guard);
     listeners.prependListeners(EventType.PRE_UPDATE, guard);
+    listeners.prependListeners(EventType.PRE_DELETE, guard);
 
     manageSchema(metadata, registry, settings, runtime);
   }

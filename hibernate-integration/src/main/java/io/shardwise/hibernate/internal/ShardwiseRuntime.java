@@ -9,7 +9,19 @@ import io.shardwise.hibernate.routing.ShardMapSource;
 import io.shardwise.hibernate.routing.ShardingStrategies;
 import io.shardwise.hibernate.routing.ShardingStrategy;
 import io.shardwise.hibernate.routing.StaticShardMapSource;
+import io.shardwise.hibernate.Consistency;
+import io.shardwise.hibernate.InMemoryPinStore;
+import io.shardwise.hibernate.Pin;
+import io.shardwise.hibernate.PinStore;
+import io.shardwise.hibernate.ReplicaStatus;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
@@ -30,6 +42,12 @@ public final class ShardwiseRuntime implements AutoCloseable {
   private final ThreadLocal<String> schemaTarget = new ThreadLocal<>();
   private volatile Routing routing;
   private volatile ShardingModel model;
+  private final ReplicaMonitor monitor;
+  private final PinStore pinStore = new InMemoryPinStore();
+  private final Consistency consistency;
+  private final AtomicInteger roundRobin = new AtomicInteger();
+  private final LongAdder replicaReads = new LongAdder();
+  private final LongAdder primaryReads = new LongAdder();
 
   private ShardwiseRuntime(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.config = config;
@@ -38,6 +56,9 @@ public final class ShardwiseRuntime implements AutoCloseable {
     this.pools = new ShardPools(config);
     this.routing = route(maps.current());
     maps.addListener(this::onNewMap);
+    this.consistency = io.shardwise.hibernate.ConsistencyAccess.create(pinStore, config.rywSecret(), config.unitName());
+    this.monitor = new ReplicaMonitor(config, pools, () -> routing.map());
+    monitor.start();
   }
 
   public static ShardwiseRuntime start(ShardwiseConfig config) {
@@ -125,9 +146,162 @@ public final class ShardwiseRuntime implements AutoCloseable {
     return pools.primary(routing.map(), shardId);
   }
 
-  /** Replica routing arrives with read/write splitting; until then read-only sessions use the primary. */
+  /**
+   * A connection for a read-only session: a healthy replica that satisfies the thread's
+   * read-your-writes requirement (waiting for one at most the pin's bound), else the primary.
+   * Either way the connection refuses row locks.
+   */
   public Connection readOnlyConnection(String shardId) {
-    return pools.primary(routing.map(), shardId);
+    ShardMap map = routing.map();
+    Pin requirement = ReadYourWritesTracking.readRequirement();
+    List<ReplicaNode> replicas = pools.replicas(map, shardId);
+    if (!replicas.isEmpty() && (requirement == null || requirement.primaryUntilMillis() <= System.currentTimeMillis())) {
+      long minLsn = requirement == null ? 0 : requirement.minLsn();
+      long maxWait = requirement == null ? 0 : requirement.maxWaitMillis();
+      Connection replica = replicaConnection(replicas, minLsn, maxWait);
+      if (replica != null) {
+        replicaReads.increment();
+        return replica;
+      }
+    }
+    primaryReads.increment();
+    return ReadOnlyConnections.wrap(pools.primary(map, shardId), null, shardId, this::entityOfTable);
+  }
+
+  private Connection replicaConnection(List<ReplicaNode> replicas, long minLsn, long maxWaitMillis) {
+    ReplicaNode chosen = choose(replicas, minLsn);
+    boolean mustVerify = false;
+    if (chosen == null && minLsn != 0) {
+      chosen = choose(replicas, 0);
+      mustVerify = true;
+    }
+    if (chosen == null) {
+      return null;
+    }
+    Connection c;
+    try {
+      c = chosen.borrow();
+    } catch (SQLException e) {
+      chosen.markUnhealthy("no connection: " + e.getMessage());
+      return null;
+    }
+    if (mustVerify && !caughtUp(chosen, c, minLsn, maxWaitMillis)) {
+      release(chosen, c);
+      return null;
+    }
+    return ReadOnlyConnections.wrap(c, chosen, chosen.shardId, this::entityOfTable);
+  }
+
+  /** The monitor's view may be a few milliseconds old: ask the replica itself, waiting at most the bound. */
+  private static boolean caughtUp(ReplicaNode replica, Connection c, long minLsn, long maxWaitMillis) {
+    long deadline = System.nanoTime() + maxWaitMillis * 1_000_000;
+    try (Statement s = c.createStatement()) {
+      while (true) {
+        try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
+          rs.next();
+          String text = rs.getString(1);
+          long replay = text == null ? -1 : LsnText.parse(text);
+          if (replay > replica.replayLsn) {
+            replica.replayLsn = replay;
+          }
+          if (replay >= 0 && Long.compareUnsigned(replay, minLsn) >= 0) {
+            return true;
+          }
+        }
+        if (System.nanoTime() >= deadline) {
+          return false;
+        }
+        Thread.sleep(2);
+      }
+    } catch (SQLException e) {
+      replica.markUnhealthy("check failed: " + e.getMessage());
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private ReplicaNode choose(List<ReplicaNode> replicas, long minLsn) {
+    int n = replicas.size();
+    if (config.leastOutstanding()) {
+      ReplicaNode best = null;
+      for (ReplicaNode r : replicas) {
+        if (eligible(r, minLsn) && (best == null || r.outstanding.get() < best.outstanding.get())) {
+          best = r;
+        }
+      }
+      return best;
+    }
+    int start = Math.floorMod(roundRobin.getAndIncrement(), n);
+    for (int i = 0; i < n; i++) {
+      ReplicaNode r = replicas.get((start + i) % n);
+      if (eligible(r, minLsn)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  private static boolean eligible(ReplicaNode r, long minLsn) {
+    return r.healthy && (minLsn == 0 || (r.replayLsn >= 0 && Long.compareUnsigned(r.replayLsn, minLsn) >= 0));
+  }
+
+  public void releaseReadOnlyConnection(Connection connection) throws SQLException {
+    ReplicaNode replica = ReadOnlyConnections.replicaOf(connection);
+    if (replica != null) {
+      replica.outstanding.decrementAndGet();
+    }
+    connection.close();
+  }
+
+  private static void release(ReplicaNode replica, Connection c) {
+    replica.outstanding.decrementAndGet();
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // returned to a pool that will validate it
+    }
+  }
+
+  private String entityOfTable(String table) {
+    ShardingModel m = model;
+    return m == null ? null : m.entityOfTable(table);
+  }
+
+  /** What the replica monitor last saw of every replica. */
+  public List<ReplicaStatus> replicaStatus() {
+    ShardMap map = routing.map();
+    List<ReplicaStatus> all = new ArrayList<>();
+    for (String shardId : map.shards().keySet()) {
+      pools.replicas(map, shardId).forEach(r -> all.add(r.status()));
+    }
+    return all;
+  }
+
+  /** Reads served so far: by replicas, and by primaries (no replica, none healthy or caught up, or a TIME pin). */
+  public long[] readCounts() {
+    return new long[] {replicaReads.sum(), primaryReads.sum()};
+  }
+
+  public void checkReplicasNow() {
+    monitor.checkAll();
+  }
+
+  public Consistency consistency() {
+    return consistency;
+  }
+
+  /** After a scope's write transaction committed on a shard: pin what its later reads need. */
+  public void pinAfterCommit(String scopeId, String shardId, ReadYourWritesTracking.Writes writes, long commitLsn) {
+    long now = System.currentTimeMillis();
+    Pin pin = new Pin(writes.lsn() ? commitLsn : 0, writes.windowMillis() > 0 ? now + writes.windowMillis() : 0,
+        writes.maxWaitMillis(), now + Math.max(config.pinTtlMs(), writes.windowMillis()));
+    pinStore.pin(scopeId, shardId, pin);
+  }
+
+  public PinStore pinStore() {
+    return pinStore;
   }
 
   public Connection anyConnection() {
@@ -149,6 +323,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    monitor.close();
     try {
       maps.close();
     } catch (Exception e) {

@@ -197,7 +197,7 @@ final class EmbeddedNode extends SqlControlledNode {
   private String logSince(long offset) {
     try (RandomAccessFile f = new RandomAccessFile(logFile.toFile(), "r")) {
       long length = f.length();
-      long from = Math.max(offset, length - 64 * 1024);
+      long from = Math.max(offset, length - 16L * 1024 * 1024);
       byte[] bytes = new byte[(int) (length - from)];
       f.seek(from);
       f.readFully(bytes);

@@ -1,0 +1,82 @@
+package io.shardwise.hibernate.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.shardwise.hibernate.ReplicaStatus;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One streaming replica of a shard: its pool (created on first use), the monitor's latest view of
+ * its health and replay position, and the number of connections it has out.
+ */
+final class ReplicaNode {
+  final String shardId;
+  final String url;
+  final AtomicInteger outstanding = new AtomicInteger();
+  private final ShardwiseConfig config;
+  private volatile HikariDataSource pool;
+
+  // written by the monitor (and by a failed checkout), read on every routing decision
+  volatile boolean healthy;
+  volatile String reason = "not checked yet";
+  volatile long replayLsn = -1;
+  volatile long lagBytes = -1;
+  volatile long lagMillis = -1;
+  volatile long checkedAt;
+
+  ReplicaNode(String shardId, String url, ShardwiseConfig config) {
+    this.shardId = shardId;
+    this.url = url;
+    this.config = config;
+    this.healthy = false;
+  }
+
+  Connection borrow() throws SQLException {
+    HikariDataSource ds = pool;
+    if (ds == null) {
+      synchronized (this) {
+        ds = pool;
+        if (ds == null) {
+          HikariConfig hc = new HikariConfig();
+          hc.setPoolName("shardwise-" + shardId + "-replica-" + JdbcUrls.hostPort(url));
+          hc.setJdbcUrl(url);
+          if (config.user() != null) {
+            hc.setUsername(config.user());
+          }
+          if (config.password() != null) {
+            hc.setPassword(config.password());
+          }
+          hc.setMaximumPoolSize(config.poolSize());
+          hc.setMinimumIdle(Math.min(2, config.poolSize()));
+          hc.setConnectionTimeout(config.replicaConnectionTimeoutMs());
+          hc.setInitializationFailTimeout(-1);
+          hc.setReadOnly(true);
+          ds = new HikariDataSource(hc);
+          pool = ds;
+        }
+      }
+    }
+    Connection c = ds.getConnection();
+    outstanding.incrementAndGet();
+    return c;
+  }
+
+  void markUnhealthy(String why) {
+    healthy = false;
+    reason = why;
+  }
+
+  ReplicaStatus status() {
+    return new ReplicaStatus(shardId, JdbcUrls.redact(url), healthy, reason,
+        replayLsn < 0 ? null : LsnText.format(replayLsn), lagBytes, lagMillis, checkedAt);
+  }
+
+  synchronized void close() {
+    if (pool != null) {
+      pool.close();
+      pool = null;
+    }
+  }
+}
