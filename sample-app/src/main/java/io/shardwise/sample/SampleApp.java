@@ -1,6 +1,10 @@
 package io.shardwise.sample;
 
+import io.shardwise.hibernate.ConsistencyScope;
+import io.shardwise.hibernate.RowLockInReadOnlySessionException;
 import io.shardwise.hibernate.ShardContext;
+import io.shardwise.hibernate.ShardRoute;
+import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
@@ -9,12 +13,20 @@ import io.shardwise.hibernate.routing.ShardKeyType;
 import io.shardwise.sample.model.Country;
 import io.shardwise.sample.model.Merchant;
 import io.shardwise.sample.model.OrderItem;
+import io.shardwise.sample.model.Product;
+import io.shardwise.sample.model.Profile;
 import io.shardwise.sample.model.PurchaseOrder;
-import io.shardwise.testkit.Lsn;
 import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -57,9 +69,11 @@ public final class SampleApp {
       Shardwise.Builder config = Shardwise.configure()
           .credentials("postgres", null)
           .schema("create")
-          .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class);
+          .property(ShardwiseSettings.RYW_SECRET, "sample-app-secret-use-32-random-bytes-in-production")
+          .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class, Profile.class, Product.class);
       for (PostgresShard shard : pg.shards()) {
-        config.shard("shard" + shard.index(), shard.primary().jdbcUrl());
+        config.shard("shard" + shard.index(), shard.primary().jdbcUrl())
+            .replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
       }
       try (SessionFactory sessionFactory = config.buildSessionFactory()) {
         ShardedSessions shards = ShardedSessions.of(sessionFactory);
@@ -119,31 +133,98 @@ public final class SampleApp {
         } catch (ShardKeyException e) {
           walk.say("%s", firstSentence(e.getMessage()));
         }
+
+        ServerNames servers = new ServerNames(pg);
+        profileUpdate(walk, pg, shards, servers);
+        flashSale(walk, pg, shards, servers);
       }
-
-      walk.step("Replication: a write on a primary, read back from its replica");
-      PostgresNode primary = pg.shard(0).primary();
-      PostgresNode replica = pg.shard(0).replica(0);
-      execute(primary.dataSource(), "CREATE TABLE profile (id bigint PRIMARY KEY, name text NOT NULL)");
-      execute(primary.dataSource(), "INSERT INTO profile VALUES (1, 'Ada')");
-      Lsn written = primary.currentLsn();
-      replica.awaitReplay(written, CATCH_UP);
-      walk.say("primary WAL at %s; replica replayed up to %s and reads: %s", written, replica.replayLsn(),
-          profileName(replica.dataSource()));
-
-      walk.step("Real replication lag: the stale read that read-your-writes exists to prevent");
-      replica.setApplyDelay(Duration.ofMillis(800));
-      execute(primary.dataSource(), "UPDATE profile SET name = 'Ada Lovelace' WHERE id = 1");
-      Lsn update = primary.currentLsn();
-      walk.say("primary now says:             %s", profileName(primary.dataSource()));
-      walk.say("replica (800 ms behind) says: %s   <- stale", profileName(replica.dataSource()));
-      replica.awaitReplay(update, CATCH_UP);
-      walk.say("replica after replaying %s: %s", update, profileName(replica.dataSource()));
-      replica.clearApplyDelay();
 
       walk.step("Done: stopping every server");
     }
     walk.say("all PostgreSQL processes stopped and their data directories removed");
+  }
+
+  /** The seed's first story: a user renames their profile and, reading from a lagging replica, sees the old name. */
+  private static void profileUpdate(Walkthrough walk, PostgresTopology pg, ShardedSessions shards, ServerNames servers) {
+    walk.step("Read-your-writes: a profile update read back while replicas lag 800 ms");
+    long user = 42;
+    shards.forKey(user).inTransaction(s -> s.persist(new Profile(user, "Ada")));
+    pg.awaitReplicasCaughtUp(CATCH_UP);
+    shards.checkReplicasNow();
+    pg.shards().forEach(shard -> shard.replica(0).setApplyDelay(Duration.ofMillis(800)));
+
+    shards.forKey(user).inTransaction(s -> s.find(Profile.class, user).setDisplayName("Ada Lovelace"));
+    walk.say("without a scope: renamed to 'Ada Lovelace', read back -> %s", readProfile(shards.forKey(user).readOnly(), servers));
+
+    ConsistencyScope scope = shards.consistency().scope("user:" + user);
+    shards.forKey(user).within(scope).inTransaction(s -> s.find(Profile.class, user).setDisplayName("Countess of Lovelace"));
+    walk.say("within scope 'user:42': renamed to 'Countess of Lovelace', read back -> %s",
+        readProfile(shards.forKey(user).within(scope).readOnly(), servers));
+    String token = shards.consistency().token(scope);
+    walk.say("the scope travels to the client as a signed token (%d chars): %s...", token.length(), token.substring(0, 24));
+    ConsistencyScope again = shards.consistency().fromToken(token);
+    pg.shard(shardIndex(shards, user)).awaitReplicasCaughtUp(CATCH_UP);
+    walk.say("once the replica has replayed the write, the scope reads from it again -> %s",
+        readProfile(shards.forKey(user).within(again).readOnly(), servers));
+    pg.shards().forEach(shard -> shard.replica(0).clearApplyDelay());
+  }
+
+  /** The seed's second story: a flash sale must not oversell because a stock check ran on a stale replica. */
+  private static void flashSale(Walkthrough walk, PostgresTopology pg, ShardedSessions shards, ServerNames servers)
+      throws Exception {
+    walk.step("Flash sale: 3 phones, 12 buyers at once; stock checked under a row lock on the primary");
+    long merchant = 1001;
+    long sku = 77;
+    shards.forKey(merchant).inTransaction(s -> s.persist(new Product(sku, merchant, "Difference Engine phone", 3)));
+    ExecutorService buyers = Executors.newFixedThreadPool(6);
+    List<Future<Boolean>> checkouts = new ArrayList<>();
+    for (int b = 0; b < 12; b++) {
+      checkouts.add(buyers.submit(() -> shards.forKey(merchant).fromTransaction(s ->
+          s.find(Product.class, sku, LockModeType.PESSIMISTIC_WRITE).takeOne())));
+    }
+    int sold = 0;
+    for (Future<Boolean> checkout : checkouts) {
+      sold += checkout.get() ? 1 : 0;
+    }
+    buyers.shutdown();
+    int left = shards.forKey(merchant).fromSession(s -> s.find(Product.class, sku).getStock());
+    walk.say("sold %d, stock left %d: the lock ran on %s", sold, left, servers.primaryOf(shardIndex(shards, merchant)));
+    try {
+      shards.forKey(merchant).readOnly().inTransaction(s -> s.find(Product.class, sku, LockModeType.PESSIMISTIC_WRITE));
+    } catch (RowLockInReadOnlySessionException e) {
+      walk.say("%s", firstSentence(e.getMessage()));
+    }
+  }
+
+  private static String readProfile(ShardRoute route, ServerNames servers) {
+    return route.fromSession(s -> {
+      Profile p = s.find(Profile.class, 42L);
+      Integer port = s.createNativeQuery("select inet_server_port()", Integer.class).getSingleResult();
+      return "'" + p.getDisplayName() + "' from " + servers.name(port);
+    });
+  }
+
+  private static int shardIndex(ShardedSessions shards, long key) {
+    return Integer.parseInt(shards.shardFor(key).substring("shard".length()));
+  }
+
+  /** Names a server by its port, to show which one served a read. */
+  private static final class ServerNames {
+    private final Map<Integer, String> byPort = new HashMap<>();
+
+    ServerNames(PostgresTopology pg) {
+      for (PostgresNode node : pg.nodes()) {
+        byPort.put(node.port(), node.name());
+      }
+    }
+
+    String name(int port) {
+      return byPort.getOrDefault(port, "port " + port);
+    }
+
+    String primaryOf(int shard) {
+      return "shard" + shard + "-primary";
+    }
   }
 
   private static String placement(PostgresTopology pg, long merchant) throws SQLException {
@@ -179,13 +260,6 @@ public final class SampleApp {
   private static void execute(DataSource ds, String sql) throws SQLException {
     try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
       s.execute(sql);
-    }
-  }
-
-  private static String profileName(DataSource ds) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT name FROM profile WHERE id = 1")) {
-      return rs.next() ? rs.getString(1) : "(no row)";
     }
   }
 }
