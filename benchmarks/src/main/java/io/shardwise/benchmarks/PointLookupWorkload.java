@@ -54,6 +54,11 @@ import org.postgresql.PGConnection;
  *       {@link ShardwisePlacementAlgorithm} so that it reads the very same physical rows.</li>
  * </ul>
  *
+ * <p>Two controls explain the gaps: <b>shardwise-1shard</b> is Shardwise configured with one
+ * shard, the baseline's own server (Shardwise's runtime cost alone), and <b>hand-routed</b> is one
+ * plain Hibernate session factory per shard server, chosen by {@code ShardedSessions.shardFor}
+ * (the cost of spreading the rows over N servers, without Shardwise in the session path).
+ *
  * <p>Servers come from the testkit (embedded PostgreSQL 17): one topology of N shards and one
  * single server for the baseline. Rows are loaded with COPY. Then, for each thread count, each
  * system gets a warm-up and a measured interval, the systems taking turns so that a noisy
@@ -71,13 +76,14 @@ import org.postgresql.PGConnection;
  * <p>Settings, as {@code key=value} arguments or {@code -Dpointlookup.key=value}: {@code shards}
  * (default 2), {@code rows} (100000), {@code threads} (1,2,4), {@code warmup} (seconds, 5),
  * {@code duration} (seconds, 10), {@code pool} (connections per pool, 10), {@code systems}
- * (baseline,shardwise,shardingsphere), {@code report} (a Markdown file for the results table,
- * default {@code benchmarks/target/point-lookups.md}). Results are recorded in
- * {@code docs/benchmarks.md}, section "End-to-end point lookups".
+ * (baseline,shardwise,shardingsphere,shardwise-1shard,hand-routed), {@code report} (a Markdown
+ * file for the results table, default {@code benchmarks/target/point-lookups.md}). Results are
+ * recorded in {@code docs/benchmarks.md}, section "End-to-end point lookups".
  */
 public final class PointLookupWorkload {
   private static final String[] COUNTRIES = {"DE", "FR", "US", "BR", "JP", "IN", "NG", "PL", "SE", "CA"};
   private static final int LOAD_CHUNK = 10_000;
+  private static final String DEFAULT_SYSTEMS = "baseline,shardwise,shardingsphere,shardwise-1shard,hand-routed";
 
   private PointLookupWorkload() {}
 
@@ -85,7 +91,11 @@ public final class PointLookupWorkload {
   enum Subject {
     BASELINE("baseline", "plain Hibernate + HikariCP, 1 server"),
     SHARDWISE("shardwise", "Shardwise"),
-    SHARDINGSPHERE("shardingsphere", "Hibernate on ShardingSphere-JDBC 5.5.2");
+    SHARDINGSPHERE("shardingsphere", "Hibernate on ShardingSphere-JDBC 5.5.2"),
+    /** Control: Shardwise with one shard, the baseline's own server; isolates Shardwise's runtime cost. */
+    SHARDWISE_ONE("shardwise-1shard", "Shardwise, 1 shard = the baseline server"),
+    /** Control: one plain Hibernate factory per shard, picked by hand; isolates the cost of N servers. */
+    HAND_ROUTED("hand-routed", "plain Hibernate per shard, routed by hand");
 
     final String key;
     final String label;
@@ -123,10 +133,10 @@ public final class PointLookupWorkload {
       Duration duration = Duration.ofSeconds(intValue(values, "duration", 10, 1, 3600));
       int pool = intValue(values, "pool", 10, 1, 1000);
       List<Subject> subjects = new ArrayList<>();
-      for (String name : values.getOrDefault("systems", "baseline,shardwise,shardingsphere").split(",")) {
+      for (String name : values.getOrDefault("systems", DEFAULT_SYSTEMS).split(",")) {
         Subject subject = Arrays.stream(Subject.values()).filter(s -> s.key.equals(name.trim().toLowerCase(Locale.ROOT)))
             .findFirst().orElseThrow(() -> new IllegalArgumentException("systems: '" + name
-                + "' is not one of baseline, shardwise, shardingsphere"));
+                + "' is not one of " + DEFAULT_SYSTEMS));
         subjects.add(subject);
       }
       Path report = Path.of(values.getOrDefault("report", "benchmarks/target/point-lookups.md"));
@@ -203,6 +213,8 @@ public final class PointLookupWorkload {
               return s.find(Customer.class, id);
             });
             case SHARDINGSPHERE -> shardingSphere(sharded, shardIds, shards, settings, resources);
+            case SHARDWISE_ONE -> shardwiseOnOneServer(single, settings.pool(), resources);
+            case HAND_ROUTED -> handRouted(sharded, shardIds, shards, settings.pool(), resources);
           });
         } catch (Exception | LinkageError e) {
           String why = describe(e);
@@ -256,6 +268,40 @@ public final class PointLookupWorkload {
     resources.add(0, sf);
     return id -> {
       try (Session s = sf.openSession()) {
+        s.setDefaultReadOnly(true);
+        return s.find(Customer.class, id);
+      }
+    };
+  }
+
+  private static LongFunction<Customer> shardwiseOnOneServer(PostgresTopology single, int pool,
+      List<AutoCloseable> resources) {
+    SessionFactory sf = Shardwise.configure().credentials("postgres", null).entities(Customer.class)
+        .property("shardwise.pool.size", Integer.toString(pool))
+        .shard("only", single.shard(0).primary().jdbcUrl())
+        .buildSessionFactory();
+    resources.add(0, sf);
+    ShardedSessions one = ShardedSessions.of(sf);
+    return id -> one.forKey(id).fromSession(s -> {
+      s.setDefaultReadOnly(true);
+      return s.find(Customer.class, id);
+    });
+  }
+
+  private static LongFunction<Customer> handRouted(PostgresTopology sharded, List<String> shardIds,
+      ShardedSessions shards, int pool, List<AutoCloseable> resources) {
+    Map<String, SessionFactory> factories = new LinkedHashMap<>();
+    for (int i = 0; i < shardIds.size(); i++) {
+      HikariDataSource ds = pool("hand-" + shardIds.get(i), sharded.shard(i).primary().jdbcUrl(), pool);
+      resources.add(0, ds);
+      Configuration cfg = new Configuration().addAnnotatedClass(Customer.class);
+      cfg.getProperties().put(AvailableSettings.DATASOURCE, ds);
+      SessionFactory sf = cfg.buildSessionFactory();
+      resources.add(0, sf);
+      factories.put(shardIds.get(i), sf);
+    }
+    return id -> {
+      try (Session s = factories.get(shards.shardFor(id)).openSession()) {
         s.setDefaultReadOnly(true);
         return s.find(Customer.class, id);
       }
@@ -339,7 +385,7 @@ public final class PointLookupWorkload {
 
   /**
    * COPYs ids 1..rows into the baseline server and, each row on the shard that Shardwise routes its
-   * id to, into the shards; then checks the counts and runs ANALYZE everywhere.
+   * id to, into the shards; then checks the counts, vacuums, analyzes and checkpoints everywhere.
    */
   private static void load(int rows, PostgresTopology single, PostgresTopology sharded, List<String> shardIds,
       ShardedSessions shards) throws SQLException, IOException {
@@ -379,9 +425,12 @@ public final class PointLookupWorkload {
       for (Map.Entry<String, Connection> e : shardConnections.entrySet()) {
         expectCount(e.getValue(), e.getKey(), perShard.get(e.getKey()));
       }
+      // Settle every server before measuring: statistics, visibility map, and the bulk load's dirty
+      // pages written out now rather than by a checkpoint in the middle of someone's measurement.
       for (Connection c : connections) {
         try (Statement s = c.createStatement()) {
-          s.execute("analyze customer");
+          s.execute("vacuum analyze customer");
+          s.execute("checkpoint");
         }
       }
       System.out.printf("Loaded and checked in %d ms: baseline %,d rows; %s%n", (System.nanoTime() - t0) / 1_000_000,
