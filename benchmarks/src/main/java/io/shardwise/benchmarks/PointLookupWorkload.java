@@ -134,15 +134,14 @@ public final class PointLookupWorkload {
       int pool = intValue(values, "pool", 10, 1, 1000);
       List<Subject> subjects = new ArrayList<>();
       for (String name : values.getOrDefault("systems", DEFAULT_SYSTEMS).split(",")) {
-        Subject subject = Arrays.stream(Subject.values()).filter(s -> s.key.equals(name.trim().toLowerCase(Locale.ROOT)))
-            .findFirst().orElseThrow(() -> new IllegalArgumentException("systems: '" + name
+        String wanted = name.trim().toLowerCase(Locale.ROOT);
+        Subject subject = Arrays.stream(Subject.values()).filter(s -> s.key.equals(wanted)).findFirst().orElseThrow(() -> new IllegalArgumentException("systems: '" + name
                 + "' is not one of " + DEFAULT_SYSTEMS));
         subjects.add(subject);
       }
       Path report = Path.of(values.getOrDefault("report", "benchmarks/target/point-lookups.md"));
-      values.keySet().stream()
-          .filter(k -> !List.of("shards", "rows", "threads", "warmup", "duration", "pool", "systems", "report").contains(k))
-          .findFirst().ifPresent(k -> {
+      List<String> known = List.of("shards", "rows", "threads", "warmup", "duration", "pool", "systems", "report");
+      values.keySet().stream().filter(k -> !known.contains(k)).findFirst().ifPresent(k -> {
             throw new IllegalArgumentException("Unknown setting '" + k + "'; known: shards, rows, threads, warmup,"
                 + " duration, pool, systems, report");
           });
