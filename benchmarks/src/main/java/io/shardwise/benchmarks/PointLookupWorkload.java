@@ -135,8 +135,9 @@ public final class PointLookupWorkload {
       List<Subject> subjects = new ArrayList<>();
       for (String name : values.getOrDefault("systems", DEFAULT_SYSTEMS).split(",")) {
         String wanted = name.trim().toLowerCase(Locale.ROOT);
-        Subject subject = Arrays.stream(Subject.values()).filter(s -> s.key.equals(wanted)).findFirst().orElseThrow(() -> new IllegalArgumentException("systems: '" + name
-                + "' is not one of " + DEFAULT_SYSTEMS));
+        Subject subject = Arrays.stream(Subject.values()).filter(s -> s.key.equals(wanted)).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException(
+                "systems: '" + name + "' is not one of " + DEFAULT_SYSTEMS));
         subjects.add(subject);
       }
       Path report = Path.of(values.getOrDefault("report", "benchmarks/target/point-lookups.md"));
