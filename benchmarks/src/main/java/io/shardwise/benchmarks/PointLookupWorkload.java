@@ -1,0 +1,518 @@
+package io.shardwise.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.Shardwise;
+import io.shardwise.testkit.PostgresShard;
+import io.shardwise.testkit.PostgresTopology;
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.LongFunction;
+import java.util.logging.Level;
+import java.util.logging.LogManager;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.apache.shardingsphere.driver.api.ShardingSphereDataSourceFactory;
+import org.apache.shardingsphere.infra.algorithm.core.config.AlgorithmConfiguration;
+import org.apache.shardingsphere.sharding.api.config.ShardingRuleConfiguration;
+import org.apache.shardingsphere.sharding.api.config.rule.ShardingTableRuleConfiguration;
+import org.apache.shardingsphere.sharding.api.config.strategy.sharding.StandardShardingStrategyConfiguration;
+import org.hibernate.Session;
+import org.hibernate.SessionFactory;
+import org.hibernate.cfg.AvailableSettings;
+import org.hibernate.cfg.Configuration;
+import org.postgresql.PGConnection;
+
+/**
+ * End-to-end single-shard point lookups: {@code session.find(Customer.class, id)} in a short
+ * read-only session, through three systems, in one JVM and one run, so that every ratio compares
+ * numbers taken on the same machine at the same time.
+ *
+ * <ul>
+ *   <li><b>baseline</b>: plain Hibernate on one HikariCP pool over one PostgreSQL server that holds
+ *       every row;</li>
+ *   <li><b>shardwise</b>: {@code ShardedSessions.forKey(id).fromSession(s -> s.find(...))} over N
+ *       shard servers, each holding the rows Shardwise routes to it;</li>
+ *   <li><b>shardingsphere</b>: plain Hibernate whose data source is a ShardingSphere-JDBC 5.5.2
+ *       data source over the same N shard servers, placing keys with
+ *       {@link ShardwisePlacementAlgorithm} so that it reads the very same physical rows.</li>
+ * </ul>
+ *
+ * <p>Two controls explain the gaps: <b>shardwise-1shard</b> is Shardwise configured with one
+ * shard, the baseline's own server (Shardwise's runtime cost alone), and <b>hand-routed</b> is one
+ * plain Hibernate session factory per shard server, chosen by {@code ShardedSessions.shardFor}
+ * (the cost of spreading the rows over N servers, without Shardwise in the session path).
+ *
+ * <p>Servers come from the testkit (embedded PostgreSQL 17): one topology of N shards and one
+ * single server for the baseline. Rows are loaded with COPY. Then, for each thread count, each
+ * system gets a warm-up and a measured interval, the systems taking turns so that a noisy
+ * neighbour hurts all of them alike. Each operation picks a uniformly random id; every result is
+ * checked (a missing or wrong row counts as an error). Latency is measured per operation
+ * (open session, find, close), percentiles are exact over all measured operations.
+ *
+ * <p>Run from the repository root:
+ *
+ * <pre>
+ * mvn -B -q -pl benchmarks -am package -DskipTests
+ * java -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.PointLookupWorkload
+ * </pre>
+ *
+ * <p>Settings, as {@code key=value} arguments or {@code -Dpointlookup.key=value}: {@code shards}
+ * (default 2), {@code rows} (100000), {@code threads} (1,2,4), {@code warmup} (seconds, 5),
+ * {@code duration} (seconds, 10), {@code pool} (connections per pool, 10), {@code systems}
+ * (baseline,shardwise,shardingsphere,shardwise-1shard,hand-routed), {@code report} (a Markdown
+ * file for the results table, default {@code benchmarks/target/point-lookups.md}). Results are
+ * recorded in {@code docs/benchmarks.md}, section "End-to-end point lookups".
+ */
+public final class PointLookupWorkload {
+  private static final String[] COUNTRIES = {"DE", "FR", "US", "BR", "JP", "IN", "NG", "PL", "SE", "CA"};
+  private static final int LOAD_CHUNK = 10_000;
+  private static final String DEFAULT_SYSTEMS = "baseline,shardwise,shardingsphere,shardwise-1shard,hand-routed";
+
+  private PointLookupWorkload() {}
+
+  /** The systems under test, in the order they take turns. */
+  enum Subject {
+    BASELINE("baseline", "plain Hibernate + HikariCP, 1 server"),
+    SHARDWISE("shardwise", "Shardwise"),
+    SHARDINGSPHERE("shardingsphere", "Hibernate on ShardingSphere-JDBC 5.5.2"),
+    /** Control: Shardwise with one shard, the baseline's own server; isolates Shardwise's runtime cost. */
+    SHARDWISE_ONE("shardwise-1shard", "Shardwise, 1 shard = the baseline server"),
+    /** Control: one plain Hibernate factory per shard, picked by hand; isolates the cost of N servers. */
+    HAND_ROUTED("hand-routed", "plain Hibernate per shard, routed by hand");
+
+    final String key;
+    final String label;
+
+    Subject(String key, String label) {
+      this.key = key;
+      this.label = label;
+    }
+  }
+
+  record Settings(int shards, int rows, int[] threads, Duration warmup, Duration duration, int pool,
+      List<Subject> subjects, Path report) {
+
+    static Settings parse(String[] args) {
+      Map<String, String> values = new LinkedHashMap<>();
+      for (String name : List.of("shards", "rows", "threads", "warmup", "duration", "pool", "systems", "report")) {
+        String value = System.getProperty("pointlookup." + name);
+        if (value != null) {
+          values.put(name, value);
+        }
+      }
+      for (String arg : args) {
+        int eq = arg.indexOf('=');
+        if (eq < 1) {
+          throw new IllegalArgumentException("Arguments are key=value (shards, rows, threads, warmup, duration, pool,"
+              + " systems, report); got '" + arg + "'");
+        }
+        values.put(arg.substring(0, eq).trim(), arg.substring(eq + 1).trim());
+      }
+      int shards = intValue(values, "shards", 2, 1, 64);
+      int rows = intValue(values, "rows", 100_000, 1, 100_000_000);
+      int[] threads = Arrays.stream(values.getOrDefault("threads", "1,2,4").split(","))
+          .mapToInt(t -> parseInt("threads", t.trim(), 1, 1024)).toArray();
+      Duration warmup = Duration.ofSeconds(intValue(values, "warmup", 5, 0, 3600));
+      Duration duration = Duration.ofSeconds(intValue(values, "duration", 10, 1, 3600));
+      int pool = intValue(values, "pool", 10, 1, 1000);
+      List<Subject> subjects = new ArrayList<>();
+      for (String name : values.getOrDefault("systems", DEFAULT_SYSTEMS).split(",")) {
+        String wanted = name.trim().toLowerCase(Locale.ROOT);
+        Subject subject = Arrays.stream(Subject.values()).filter(s -> s.key.equals(wanted)).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException(
+                "systems: '" + name + "' is not one of " + DEFAULT_SYSTEMS));
+        subjects.add(subject);
+      }
+      Path report = Path.of(values.getOrDefault("report", "benchmarks/target/point-lookups.md"));
+      List<String> known = List.of("shards", "rows", "threads", "warmup", "duration", "pool", "systems", "report");
+      values.keySet().stream().filter(k -> !known.contains(k)).findFirst().ifPresent(k -> {
+            throw new IllegalArgumentException("Unknown setting '" + k + "'; known: shards, rows, threads, warmup,"
+                + " duration, pool, systems, report");
+          });
+      return new Settings(shards, rows, threads, warmup, duration, pool, List.copyOf(subjects), report);
+    }
+
+    private static int intValue(Map<String, String> values, String name, int dflt, int min, int max) {
+      String value = values.get(name);
+      return value == null ? dflt : parseInt(name, value, min, max);
+    }
+
+    private static int parseInt(String name, String value, int min, int max) {
+      int parsed;
+      try {
+        parsed = Integer.parseInt(value.replace("_", ""));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(name + " must be a whole number, was '" + value + "'");
+      }
+      if (parsed < min || parsed > max) {
+        throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + parsed);
+      }
+      return parsed;
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Settings settings = Settings.parse(args);
+    quietLibraryLogging();
+    System.out.printf("Point lookups: %d rows, %d shard(s), threads %s, %d s warm-up + %d s measured per system,"
+        + " pools of %d connections, %d CPU(s) visible, Java %s%n", settings.rows(), settings.shards(),
+        Arrays.toString(settings.threads()), settings.warmup().toSeconds(), settings.duration().toSeconds(),
+        settings.pool(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+
+    List<AutoCloseable> resources = new ArrayList<>();
+    try {
+      long t0 = System.nanoTime();
+      PostgresTopology single = PostgresTopology.builder().shards(1).start();
+      resources.add(single);
+      PostgresTopology sharded = PostgresTopology.builder().shards(settings.shards()).start();
+      resources.add(sharded);
+      System.out.printf("PostgreSQL up in %d ms: 1 baseline server, %d shard server(s); %s%n",
+          (System.nanoTime() - t0) / 1_000_000, settings.shards(), serverVersion(single.shard(0)));
+
+      List<String> shardIds = new ArrayList<>();
+      Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).entities(Customer.class)
+          .property("shardwise.pool.size", Integer.toString(settings.pool()));
+      for (PostgresShard shard : sharded.shards()) {
+        String id = "shard" + shard.index();
+        shardIds.add(id);
+        builder.shard(id, shard.primary().jdbcUrl());
+      }
+      createTable(single.shard(0));
+      sharded.shards().forEach(PointLookupWorkload::createTable);
+
+      SessionFactory shardwiseSf = builder.buildSessionFactory();
+      resources.add(0, shardwiseSf);
+      ShardedSessions shards = ShardedSessions.of(shardwiseSf);
+      load(settings.rows(), single, sharded, shardIds, shards);
+
+      Map<Subject, LongFunction<Customer>> lookups = new LinkedHashMap<>();
+      Map<Subject, String> unavailable = new LinkedHashMap<>();
+      for (Subject subject : settings.subjects()) {
+        try {
+          lookups.put(subject, switch (subject) {
+            case BASELINE -> baseline(single, settings.pool(), resources);
+            case SHARDWISE -> id -> shards.forKey(id).fromSession(s -> {
+              s.setDefaultReadOnly(true);
+              return s.find(Customer.class, id);
+            });
+            case SHARDINGSPHERE -> shardingSphere(sharded, shardIds, shards, settings, resources);
+            case SHARDWISE_ONE -> shardwiseOnOneServer(single, settings.pool(), resources);
+            case HAND_ROUTED -> handRouted(sharded, shardIds, shards, settings.pool(), resources);
+          });
+        } catch (Exception | LinkageError e) {
+          String why = describe(e);
+          unavailable.put(subject, why);
+          System.out.printf("%s could not be set up, skipped: %s%n", subject.label, why);
+          e.printStackTrace(System.out);
+        }
+      }
+
+      List<LoadResult> results = new ArrayList<>();
+      for (int threads : settings.threads()) {
+        for (Map.Entry<Subject, LongFunction<Customer>> e : lookups.entrySet()) {
+          LoadResult r = LoadRunner.run(e.getKey().key, threads, settings.warmup(), settings.duration(),
+              settings.rows(), e.getValue());
+          results.add(r);
+          System.out.printf("  -> %s, %d thread(s): %,.0f ops/s, p50 %.0f us, p99 %.0f us%s%n", e.getKey().label,
+              threads, r.opsPerSecond(), r.p50Micros(), r.p99Micros(),
+              r.errors() == 0 ? "" : ", " + r.errors() + " ERRORS (first: " + r.firstError() + ")");
+        }
+      }
+
+      String table = Report.table(settings, results, unavailable);
+      System.out.println();
+      System.out.println(table);
+      Path report = settings.report();
+      if (report.getParent() != null) {
+        Files.createDirectories(report.getParent());
+      }
+      Files.writeString(report, table);
+      System.out.println("Table written to " + report.toAbsolutePath());
+    } finally {
+      for (AutoCloseable resource : resources) {
+        try {
+          resource.close();
+        } catch (Exception e) {
+          System.out.println("Could not close " + resource + ": " + e);
+        }
+      }
+      System.out.println("Session factories, pools and PostgreSQL servers stopped.");
+    }
+  }
+
+  // --- the three systems ------------------------------------------------------------------------
+
+  private static LongFunction<Customer> baseline(PostgresTopology single, int pool, List<AutoCloseable> resources) {
+    HikariDataSource ds = pool("baseline", single.shard(0).primary().jdbcUrl(), pool);
+    resources.add(0, ds);
+    Configuration cfg = new Configuration().addAnnotatedClass(Customer.class);
+    cfg.getProperties().put(AvailableSettings.DATASOURCE, ds);
+    SessionFactory sf = cfg.buildSessionFactory();
+    resources.add(0, sf);
+    return id -> {
+      try (Session s = sf.openSession()) {
+        s.setDefaultReadOnly(true);
+        return s.find(Customer.class, id);
+      }
+    };
+  }
+
+  private static LongFunction<Customer> shardwiseOnOneServer(PostgresTopology single, int pool,
+      List<AutoCloseable> resources) {
+    SessionFactory sf = Shardwise.configure().credentials("postgres", null).entities(Customer.class)
+        .property("shardwise.pool.size", Integer.toString(pool))
+        .shard("only", single.shard(0).primary().jdbcUrl())
+        .buildSessionFactory();
+    resources.add(0, sf);
+    ShardedSessions one = ShardedSessions.of(sf);
+    return id -> one.forKey(id).fromSession(s -> {
+      s.setDefaultReadOnly(true);
+      return s.find(Customer.class, id);
+    });
+  }
+
+  private static LongFunction<Customer> handRouted(PostgresTopology sharded, List<String> shardIds,
+      ShardedSessions shards, int pool, List<AutoCloseable> resources) {
+    Map<String, SessionFactory> factories = new LinkedHashMap<>();
+    for (int i = 0; i < shardIds.size(); i++) {
+      HikariDataSource ds = pool("hand-" + shardIds.get(i), sharded.shard(i).primary().jdbcUrl(), pool);
+      resources.add(0, ds);
+      Configuration cfg = new Configuration().addAnnotatedClass(Customer.class);
+      cfg.getProperties().put(AvailableSettings.DATASOURCE, ds);
+      SessionFactory sf = cfg.buildSessionFactory();
+      resources.add(0, sf);
+      factories.put(shardIds.get(i), sf);
+    }
+    return id -> {
+      try (Session s = factories.get(shards.shardFor(id)).openSession()) {
+        s.setDefaultReadOnly(true);
+        return s.find(Customer.class, id);
+      }
+    };
+  }
+
+  private static LongFunction<Customer> shardingSphere(PostgresTopology sharded, List<String> shardIds,
+      ShardedSessions shards, Settings settings, List<AutoCloseable> resources) throws SQLException {
+    Properties algorithm = new Properties();
+    algorithm.setProperty("strategy", "STANDARD");
+    algorithm.setProperty("algorithmClassName", ShardwisePlacementAlgorithm.class.getName());
+    algorithm.setProperty(ShardwisePlacementAlgorithm.SHARDS, String.join(",", shardIds));
+
+    // Before anything is measured: the algorithm ShardingSphere will use places every key where
+    // Shardwise placed it (and so where the row physically is).
+    ShardwisePlacementAlgorithm check = new ShardwisePlacementAlgorithm();
+    check.init(algorithm);
+    for (long id = 1; id <= settings.rows(); id++) {
+      if (!check.shardFor(id).equals(shards.shardFor(id))) {
+        throw new IllegalStateException("ShardwisePlacementAlgorithm puts key " + id + " on " + check.shardFor(id)
+            + " but Shardwise put it on " + shards.shardFor(id));
+      }
+    }
+
+    Map<String, DataSource> dataSources = new LinkedHashMap<>();
+    List<String> nodes = new ArrayList<>();
+    for (int i = 0; i < shardIds.size(); i++) {
+      HikariDataSource ds = pool("ss-" + shardIds.get(i), sharded.shard(i).primary().jdbcUrl(), settings.pool());
+      resources.add(0, ds);
+      dataSources.put(shardIds.get(i), ds);
+      nodes.add(shardIds.get(i) + ".customer");
+    }
+    ShardingTableRuleConfiguration table = new ShardingTableRuleConfiguration("customer", String.join(",", nodes));
+    table.setDatabaseShardingStrategy(new StandardShardingStrategyConfiguration("id", "shardwise_placement"));
+    ShardingRuleConfiguration rule = new ShardingRuleConfiguration();
+    rule.getTables().add(table);
+    rule.getShardingAlgorithms().put("shardwise_placement", new AlgorithmConfiguration("CLASS_BASED", algorithm));
+    DataSource ss = ShardingSphereDataSourceFactory.createDataSource("pointlookup", null, dataSources, List.of(rule),
+        new Properties());
+    if (ss instanceof AutoCloseable closeable) {
+      resources.add(0, closeable);
+    }
+
+    Configuration cfg = new Configuration().addAnnotatedClass(Customer.class);
+    cfg.getProperties().put(AvailableSettings.DATASOURCE, ss);
+    SessionFactory sf = cfg.buildSessionFactory();
+    resources.add(0, sf);
+    LongFunction<Customer> lookup = id -> {
+      try (Session s = sf.openSession()) {
+        s.setDefaultReadOnly(true);
+        return s.find(Customer.class, id);
+      }
+    };
+    Customer probe = lookup.apply(1L);
+    if (probe == null || probe.getId() != 1L) {
+      throw new IllegalStateException("Hibernate on ShardingSphere did not find customer 1 (got " + probe + ")");
+    }
+    return lookup;
+  }
+
+  private static HikariDataSource pool(String name, String url, int size) {
+    HikariConfig hc = new HikariConfig();
+    hc.setPoolName(name);
+    hc.setJdbcUrl(url);
+    hc.setUsername("postgres");
+    hc.setMaximumPoolSize(size);
+    hc.setMinimumIdle(Math.min(2, size)); // as Shardwise's own shard pools
+    return new HikariDataSource(hc);
+  }
+
+  // --- schema and data --------------------------------------------------------------------------
+
+  private static void createTable(PostgresShard server) {
+    try (Connection c = server.primary().dataSource().getConnection(); Statement s = c.createStatement()) {
+      s.execute("drop table if exists customer");
+      s.execute(Customer.DDL);
+    } catch (SQLException e) {
+      throw new IllegalStateException("Could not create the customer table on " + server.primary().name(), e);
+    }
+  }
+
+  /**
+   * COPYs ids 1..rows into the baseline server and, each row on the shard that Shardwise routes its
+   * id to, into the shards; then checks the counts, vacuums, analyzes and checkpoints everywhere.
+   */
+  private static void load(int rows, PostgresTopology single, PostgresTopology sharded, List<String> shardIds,
+      ShardedSessions shards) throws SQLException, IOException {
+    long t0 = System.nanoTime();
+    List<Connection> connections = new ArrayList<>();
+    try {
+      Connection baseline = single.shard(0).primary().dataSource().getConnection();
+      connections.add(baseline);
+      Map<String, Connection> shardConnections = new LinkedHashMap<>();
+      for (int i = 0; i < shardIds.size(); i++) {
+        Connection c = sharded.shard(i).primary().dataSource().getConnection();
+        connections.add(c);
+        shardConnections.put(shardIds.get(i), c);
+      }
+      Map<String, Long> perShard = new LinkedHashMap<>();
+      shardIds.forEach(id -> perShard.put(id, 0L));
+      for (int start = 1; start <= rows; start += LOAD_CHUNK) {
+        int end = Math.min(rows, start + LOAD_CHUNK - 1);
+        StringBuilder all = new StringBuilder();
+        Map<String, StringBuilder> byShard = new LinkedHashMap<>();
+        shardIds.forEach(id -> byShard.put(id, new StringBuilder()));
+        for (long id = start; id <= end; id++) {
+          String line = id + ",customer-" + id + ",c" + id + "@example.com," + COUNTRIES[(int) (id % COUNTRIES.length)]
+              + "," + (id * 7919 % 1_000_000) + "\n";
+          all.append(line);
+          String shard = shards.shardFor(id);
+          byShard.get(shard).append(line);
+          perShard.merge(shard, 1L, Long::sum);
+        }
+        copy(baseline, all);
+        for (Map.Entry<String, StringBuilder> e : byShard.entrySet()) {
+          copy(shardConnections.get(e.getKey()), e.getValue());
+        }
+        System.out.printf("Loading: %,d / %,d rows (baseline server and shards: %s)%n", end, rows, perShard);
+      }
+      expectCount(baseline, "baseline", rows);
+      for (Map.Entry<String, Connection> e : shardConnections.entrySet()) {
+        expectCount(e.getValue(), e.getKey(), perShard.get(e.getKey()));
+      }
+      // Settle every server before measuring: statistics, visibility map, and the bulk load's dirty
+      // pages written out now rather than by a checkpoint in the middle of someone's measurement.
+      for (Connection c : connections) {
+        try (Statement s = c.createStatement()) {
+          s.execute("vacuum analyze customer");
+          s.execute("checkpoint");
+        }
+      }
+      System.out.printf("Loaded and checked in %d ms: baseline %,d rows; %s%n", (System.nanoTime() - t0) / 1_000_000,
+          rows, perShard);
+    } finally {
+      for (Connection c : connections) {
+        c.close();
+      }
+    }
+  }
+
+  private static void copy(Connection c, CharSequence csv) throws SQLException, IOException {
+    if (csv.length() > 0) {
+      c.unwrap(PGConnection.class).getCopyAPI().copyIn("copy customer from stdin with (format csv)",
+          new StringReader(csv.toString()));
+    }
+  }
+
+  private static void expectCount(Connection c, String where, long expected) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("select count(*) from customer")) {
+      rs.next();
+      if (rs.getLong(1) != expected) {
+        throw new IllegalStateException(where + " holds " + rs.getLong(1) + " customers, expected " + expected);
+      }
+    }
+  }
+
+  private static String serverVersion(PostgresShard server) throws SQLException {
+    try (Connection c = server.primary().dataSource().getConnection(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("show server_version")) {
+      rs.next();
+      return "PostgreSQL " + rs.getString(1);
+    }
+  }
+
+  // --- output -----------------------------------------------------------------------------------
+
+  private static String describe(Throwable e) {
+    StringBuilder sb = new StringBuilder(e.toString());
+    for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+      sb.append(" <- ").append(cause);
+    }
+    return sb.toString();
+  }
+
+  /** Hibernate, HikariCP and ShardingSphere log at INFO through JUL or slf4j; keep the run's output readable. */
+  private static void quietLibraryLogging() {
+    LogManager.getLogManager().reset();
+    Logger root = Logger.getLogger("");
+    root.setLevel(Level.WARNING);
+    java.util.logging.ConsoleHandler console = new java.util.logging.ConsoleHandler();
+    console.setLevel(Level.WARNING);
+    root.addHandler(console);
+  }
+
+  /** The Markdown table, with the setup it was measured on. */
+  static final class Report {
+    private Report() {}
+
+    static String table(Settings settings, List<LoadResult> results, Map<Subject, String> unavailable) {
+      StringBuilder sb = new StringBuilder();
+      sb.append(String.format("Measured %s: %,d rows, %d shard(s), %d s warm-up + %d s measured per cell, pools of %d,"
+          + " %d CPU(s) visible to the JVM, Java %s.%n%n", LocalDate.now(), settings.rows(), settings.shards(),
+          settings.warmup().toSeconds(), settings.duration().toSeconds(), settings.pool(),
+          Runtime.getRuntime().availableProcessors(), System.getProperty("java.version")));
+      sb.append("| threads | system | ops/s | p50 µs | p99 µs | × baseline ops/s | errors |\n");
+      sb.append("|---:|---|---:|---:|---:|---:|---:|\n");
+      for (int threads : settings.threads()) {
+        LoadResult base = results.stream().filter(r -> r.threads() == threads && r.subject().equals("baseline"))
+            .findFirst().orElse(null);
+        for (LoadResult r : results) {
+          if (r.threads() != threads) {
+            continue;
+          }
+          String ratio = base == null || base.opsPerSecond() == 0 ? "–"
+              : String.format("%.2f", r.opsPerSecond() / base.opsPerSecond());
+          sb.append(String.format("| %d | %s | %,.0f | %.0f | %.0f | %s | %d |%n", threads, r.subject(),
+              r.opsPerSecond(), r.p50Micros(), r.p99Micros(), ratio, r.errors()));
+        }
+      }
+      unavailable.forEach((subject, why) -> sb.append(String.format("%n%s was not measured: %s%n", subject.key, why)));
+      return sb.toString();
+    }
+  }
+}
