@@ -1,5 +1,6 @@
 package io.shardwise.hibernate;
 
+import io.shardwise.hibernate.internal.LsnText;
 import io.shardwise.hibernate.internal.ReadYourWritesTracking;
 import io.shardwise.hibernate.internal.ShardwiseRuntime;
 import java.sql.ResultSet;
@@ -130,9 +131,7 @@ public final class ShardRoute {
   private static long currentWalLsn(java.sql.Connection c) throws java.sql.SQLException {
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
       rs.next();
-      String text = rs.getString(1);
-      int slash = text.indexOf('/');
-      return (Long.parseLong(text.substring(0, slash), 16) << 32) | Long.parseLong(text.substring(slash + 1), 16);
+      return LsnText.parse(rs.getString(1));
     }
   }
 

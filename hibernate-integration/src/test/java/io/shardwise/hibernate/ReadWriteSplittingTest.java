@@ -376,6 +376,29 @@ class ReadWriteSplittingTest {
     assertEquals(before + 1, shards.readCounts()[0], "the recovered replica serves again");
   }
 
+  @Test
+  void theFirstWriteAfterAQuietSpellDoesNotMakeAnIdleReplicaLookLagging(PostgresTopology pg) {
+    try (SessionFactory strict = builder(pg).property(ShardwiseSettings.REPLICA_MAX_LAG_MS, "1000").buildSessionFactory()) {
+      ShardedSessions strictShards = ShardedSessions.of(strict);
+      long user = ids.getAndIncrement();
+      strictShards.forKey(user).inTransaction(s -> s.persist(new Profile(user, "quiet")));
+      int shard = Integer.parseInt(strictShards.shardFor(user).substring(5));
+      pg.shard(shard).awaitReplicasCaughtUp(Duration.ofSeconds(30));
+      long quietUntil = System.currentTimeMillis() + 1500;
+      await().atMost(Duration.ofSeconds(5)).until(() -> {
+        strictShards.checkReplicasNow();
+        return System.currentTimeMillis() > quietUntil;
+      });
+
+      strictShards.forKey(user).inTransaction(s -> s.find(Profile.class, user).setName("after the quiet spell"));
+      strictShards.checkReplicasNow();
+
+      ReplicaStatus status = strictShards.replicaStatus().stream()
+          .filter(r -> r.url().equals(pg.shard(shard).replica(0).jdbcUrl())).findFirst().orElseThrow();
+      assertTrue(status.healthy(), "1.5 s without commits is not 1.5 s of lag: " + status);
+    }
+  }
+
   private static void assertReadsGoOnFromThePrimary(long user) {
     long[] before = shards.readCounts();
     for (int i = 0; i < 20; i++) {

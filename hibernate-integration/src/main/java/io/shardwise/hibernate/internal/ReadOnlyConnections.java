@@ -35,13 +35,6 @@ final class ReadOnlyConnections {
     return connection instanceof Routed routed ? routed.shardwiseReplica() : null;
   }
 
-  static Connection unwrapTarget(Connection connection) {
-    if (Proxy.isProxyClass(connection.getClass()) && Proxy.getInvocationHandler(connection) instanceof Guard g) {
-      return g.target;
-    }
-    return connection;
-  }
-
   private static final class Guard implements InvocationHandler {
     final Connection target;
     final ReplicaNode replica;

@@ -94,7 +94,15 @@ final class ReplicaMonitor implements AutoCloseable {
           replica.replayLsn = replay;
         }
         long lagBytes = primaryLsn < 0 || replay < 0 ? -1 : Math.max(0, primaryLsn - replay);
-        long lagMillis = lagBytes == 0 ? 0 : sinceKnown ? Math.max(0, sinceReplay) : -1;
+        // The age of the last replayed commit overstates lag after a quiet spell (nothing to replay
+        // is not lag): once behind, the replica is at most as late as its last caught-up check.
+        if (lagBytes == 0) {
+          replica.caughtUpAt = now;
+        }
+        long lagMillis = lagBytes == 0 ? 0
+            : !sinceKnown ? -1
+            : replica.caughtUpAt > 0 ? Math.min(Math.max(0, sinceReplay), now - replica.caughtUpAt)
+            : Math.max(0, sinceReplay);
         replica.lagBytes = lagBytes;
         replica.lagMillis = lagMillis;
         replica.checkedAt = now;

@@ -25,6 +25,7 @@ final class ReplicaNode {
   volatile long lagBytes = -1;
   volatile long lagMillis = -1;
   volatile long checkedAt;
+  volatile long caughtUpAt;
 
   ReplicaNode(String shardId, String url, ShardwiseConfig config) {
     this.shardId = shardId;

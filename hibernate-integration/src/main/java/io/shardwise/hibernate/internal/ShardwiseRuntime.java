@@ -171,7 +171,9 @@ public final class ShardwiseRuntime implements AutoCloseable {
   private Connection replicaConnection(List<ReplicaNode> replicas, long minLsn, long maxWaitMillis) {
     ReplicaNode chosen = choose(replicas, minLsn);
     boolean mustVerify = false;
-    if (chosen == null && minLsn != 0) {
+    if (chosen == null && minLsn != 0 && maxWaitMillis > 0) {
+      // only a read allowed to wait asks a replica directly; the others trust the monitor's view
+      // rather than pay a replica round trip before going to the primary anyway
       chosen = choose(replicas, 0);
       mustVerify = true;
     }
