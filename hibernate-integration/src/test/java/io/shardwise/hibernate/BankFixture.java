@@ -38,7 +38,8 @@ final class BankFixture {
         // tests run recovery themselves unless they set a short interval to watch the daemon do it
         .property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "600000");
     for (PostgresShard shard : pg.shards()) {
-      b.shard(ShopFixture.shardId(shard.index()), shard.primary().jdbcUrl());
+      // a lock wait beyond 5 s fails instead of hanging a test that left a transaction in doubt
+      b.shard(ShopFixture.shardId(shard.index()), shard.primary().jdbcUrl() + "?options=-c%20lock_timeout%3D5000");
     }
     return b;
   }

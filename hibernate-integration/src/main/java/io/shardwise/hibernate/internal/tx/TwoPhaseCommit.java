@@ -202,8 +202,25 @@ public final class TwoPhaseCommit {
         + why + ". Nothing it wrote is visible anywhere; it is safe to retry.", cause);
   }
 
-  /** COMMIT PREPARED or ROLLBACK PREPARED on a fresh autocommit connection; an unknown gid is already finished. */
+  /**
+   * COMMIT PREPARED or ROLLBACK PREPARED; tried up to three times, since a pooled connection may
+   * have died with a server restart (the pool drops it and hands out another).
+   */
   private void finish(String shardId, String gid, boolean commit) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        finishOnce(shardId, gid, commit);
+        return;
+      } catch (RuntimeException e) {
+        if (attempt == 3) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** One attempt on an autocommit connection; an unknown gid is already finished. */
+  private void finishOnce(String shardId, String gid, boolean commit) {
     try (Connection c = runtime.primaryConnection(shardId)) {
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
