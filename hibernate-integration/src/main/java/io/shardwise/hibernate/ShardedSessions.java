@@ -92,6 +92,37 @@ public final class ShardedSessions {
     return runtime.readCounts();
   }
 
+  /**
+   * Runs {@code work} over every shard it touches as one atomic transaction (two-phase commit): all
+   * shards commit or none does. Needs a control database ({@code shardwise.control.url}) for the
+   * commit decision. See {@link CrossShardTransaction}.
+   *
+   * @throws CrossShardAbortedException if it was rolled back everywhere
+   * @throws TransactionInDoubtException if the decision could not be confirmed; recovery settles it
+   */
+  public void atomically(java.util.function.Consumer<CrossShardTransaction> work) {
+    fromAtomically(tx -> {
+      work.accept(tx);
+      return null;
+    });
+  }
+
+  /** The same as {@link #atomically}, returning a value. */
+  public <R> R fromAtomically(java.util.function.Function<CrossShardTransaction, R> work) {
+    return runtime.crossShard("A cross-shard transaction (atomically)").twoPhase()
+        .execute(shardId -> forShard(shardId).openSession(), work);
+  }
+
+  /** Sagas: steps with compensations, logged in the control database. */
+  public Sagas sagas() {
+    return new Sagas(runtime.crossShard("A saga").sagas(), shardId -> forShard(shardId).openSession());
+  }
+
+  /** Writes to {@code @ReferenceTable} entities on every shard at once, and checks that the copies agree. */
+  public ReferenceTables referenceTables() {
+    return new ReferenceTables(this, runtime);
+  }
+
   public SessionFactory sessionFactory() {
     return sessionFactory;
   }

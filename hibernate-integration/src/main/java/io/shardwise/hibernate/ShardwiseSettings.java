@@ -69,4 +69,19 @@ public final class ShardwiseSettings {
 
   /** How long an LSN pin is kept (ms, default 60000); replicas further behind are out of rotation long before. */
   public static final String RYW_PIN_TTL = "shardwise.ryw.pin_ttl_ms";
+
+  /** Cross-shard transactions (two-phase commit, sagas, reference-table writes) when a control database is set (default true). */
+  public static final String TX_ENABLED = "shardwise.tx.enabled";
+
+  /** How often recovery looks for in-doubt prepared transactions and unfinished sagas (ms, default 10000). */
+  public static final String TX_RECOVERY_INTERVAL = "shardwise.tx.recovery_interval_ms";
+
+  /** A prepared transaction of a live coordinator is left alone this long before recovery may abort it (ms, default 60000). */
+  public static final String TX_IN_DOUBT_GRACE = "shardwise.tx.in_doubt_grace_ms";
+
+  /** Attempts of a saga step on transient failures before the saga compensates (default 5). */
+  public static final String SAGA_MAX_ATTEMPTS = "shardwise.saga.max_attempts";
+
+  /** First backoff between saga step attempts, doubled each time (ms, default 50). */
+  public static final String SAGA_BACKOFF = "shardwise.saga.backoff_ms";
 }

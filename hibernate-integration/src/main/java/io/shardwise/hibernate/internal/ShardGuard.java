@@ -64,7 +64,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
   public void onDelete(DeleteEvent event) {
     Object entity = event.getObject();
     ShardedEntity model = modelOf(entity, event.getEntityName());
-    if (model != null && model.reference()) {
+    if (model != null && model.reference() && !ReferenceWrites.allowed()) {
       throw referenceWrite(model, "remove", event.getSession());
     }
   }
@@ -83,6 +83,9 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
       return false;
     }
     if (model.reference()) {
+      if (ReferenceWrites.allowed()) {
+        return false;
+      }
       throw referenceWrite(model, "insert", event.getSession());
     }
     Object key = model.keyIsIdentifier() ? event.getId()
@@ -99,6 +102,9 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
       return false;
     }
     if (model.reference()) {
+      if (ReferenceWrites.allowed()) {
+        return false;
+      }
       throw referenceWrite(model, "update", event.getSession());
     }
     if (!model.keyIsIdentifier() && event.getOldState() != null) {
@@ -136,6 +142,9 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
       return;
     }
     if (model.reference()) {
+      if (ReferenceWrites.allowed()) {
+        return;
+      }
       throw referenceWrite(model, op, session);
     }
     EntityPersister persister = session.getEntityPersister(model.entityName(), entity);

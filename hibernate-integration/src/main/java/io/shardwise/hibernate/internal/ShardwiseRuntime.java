@@ -48,6 +48,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
   private final AtomicInteger roundRobin = new AtomicInteger();
   private final LongAdder replicaReads = new LongAdder();
   private final LongAdder primaryReads = new LongAdder();
+  private volatile io.shardwise.hibernate.internal.tx.CrossShardService crossShard;
 
   private ShardwiseRuntime(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.config = config;
@@ -71,12 +72,20 @@ public final class ShardwiseRuntime implements AutoCloseable {
       control.initialize(config.staticMap());
     }
     ShardMapSource source = ControlDatabaseShardMapSource.builder(control).start();
+    ShardwiseRuntime runtime;
     try {
-      return new ShardwiseRuntime(config, control, source);
+      runtime = new ShardwiseRuntime(config, control, source);
     } catch (RuntimeException e) {
       source.close();
       throw e;
     }
+    try {
+      runtime.crossShard = io.shardwise.hibernate.internal.tx.CrossShardService.startIfConfigured(runtime);
+    } catch (RuntimeException e) {
+      runtime.close();
+      throw e;
+    }
+    return runtime;
   }
 
   private Routing route(ShardMap map) {
@@ -110,6 +119,15 @@ public final class ShardwiseRuntime implements AutoCloseable {
   /** The control database, or null for a static map. */
   public ControlDatabase controlDatabase() {
     return control;
+  }
+
+  /** Cross-shard transactions (two-phase commit, sagas); fails with the setting to add when there is no control database. */
+  public io.shardwise.hibernate.internal.tx.CrossShardService crossShard(String what) {
+    io.shardwise.hibernate.internal.tx.CrossShardService service = crossShard;
+    if (service == null) {
+      throw io.shardwise.hibernate.internal.tx.CrossShardService.notConfigured(this, what);
+    }
+    return service;
   }
 
   public ShardPools pools() {
@@ -325,6 +343,9 @@ public final class ShardwiseRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    if (crossShard != null) {
+      crossShard.close();
+    }
     monitor.close();
     try {
       maps.close();

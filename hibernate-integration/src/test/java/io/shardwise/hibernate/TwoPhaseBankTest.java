@@ -1,0 +1,163 @@
+package io.shardwise.hibernate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.shardwise.hibernate.internal.tx.CoordinatorCrash;
+import io.shardwise.hibernate.internal.tx.CrossShardService;
+import io.shardwise.hibernate.internal.tx.FaultInjector.Point;
+import io.shardwise.testkit.PostgresNode;
+import io.shardwise.testkit.PostgresTopology;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.hibernate.SessionFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bank invariant under two-phase commit: 1,000 random transfers between 20 accounts on two
+ * shards, with the coordinator dying at every crash point, a shard primary killed during prepare
+ * and a shard restarted between the phases. After recovery: no prepared transaction anywhere, each
+ * transfer has both legs or none (and exactly what its outcome promised), every balance equals its
+ * opening balance plus its legs, and the total is unchanged.
+ */
+@ShardedPostgres(shards = 2)
+class TwoPhaseBankTest {
+  private static final int ACCOUNTS = 20;
+  private static final int TRANSFERS = 1_000;
+
+  private enum Expect { BOTH, NONE, EITHER }
+
+  @Test
+  void thousandTransfersWithFaultsKeepTheSumOfBalances(PostgresTopology pg) throws Exception {
+    Map<String, Expect> expected = new HashMap<>();
+    Map<String, Integer> faults = new HashMap<>();
+    try (SessionFactory sf = BankFixture.openWithAccounts(pg, ACCOUNTS)) {
+      ShardedSessions shards = ShardedSessions.of(sf);
+      CrossShardService service = BankFixture.service(sf);
+      PostgresNode primary1 = pg.shard(1).primary();
+      Random random = new Random(8);
+      for (int i = 0; i < TRANSFERS; i++) {
+        String id = "t" + i;
+        long from = 1 + random.nextInt(ACCOUNTS);
+        long to = 1 + random.nextInt(ACCOUNTS - 1);
+        if (to >= from) {
+          to++;
+        }
+        long amount = 1 + random.nextInt(200);
+        if (i == 250 || i == 500 || i == 750) {
+          from = BankFixture.key(shards, "shard0", 1);
+          to = BankFixture.key(shards, "shard1", 1);
+          amount = 1;
+        }
+        boolean crossShard = !shards.shardFor(from).equals(shards.shardFor(to));
+        int dice = random.nextInt(100);
+        String fault;
+        if (i == 250 || i == 750) {
+          fault = "kill shard1 during prepare";
+        } else if (i == 500) {
+          fault = "restart shard1 after prepare";
+        } else if (dice < 4) {
+          fault = "crash after prepare";
+        } else if (dice < 8) {
+          fault = "crash after decision";
+        } else if (dice < 11) {
+          fault = "crash between commits";
+        } else {
+          fault = null;
+        }
+        service.faultInjector(injector(fault, primary1));
+        boolean crashed = false;
+        final long debit = from;
+        final long credit = to;
+        final long sum = amount;
+        try {
+          BankFixture.transfer(shards, id, debit, credit, sum);
+          expected.put(id, Expect.BOTH);
+        } catch (CoordinatorCrash crash) {
+          crashed = true;
+          expected.put(id, fault.equals("crash after prepare") ? Expect.NONE : Expect.BOTH);
+        } catch (TransactionInDoubtException inDoubt) {
+          expected.put(id, Expect.EITHER);
+        } catch (RuntimeException refused) {
+          // insufficient funds, a shard lost during prepare, a stale pooled connection after a restart
+          expected.put(id, Expect.NONE);
+        } finally {
+          service.faultInjector(null);
+        }
+        if (fault != null && crossShard) {
+          faults.merge(fault, 1, Integer::sum);
+        }
+        if (!primary1.isRunning()) {
+          primary1.start();
+        }
+        if (crashed || fault != null || expected.get(id) != Expect.BOTH) {
+          // a crashed coordinator's replacement recovers at startup; here the same runtime stands in
+          // for it (and releases the row locks that in-doubt transactions hold before going on)
+          service.recoverNow();
+        }
+      }
+      service.recoverNow();
+    }
+
+    assertEquals(List.of(), BankFixture.preparedTransactions(pg), "no prepared transaction is left anywhere");
+    Map<String, Integer> legs = BankFixture.legsByTransfer(pg);
+    int committed = 0;
+    for (Map.Entry<String, Expect> e : expected.entrySet()) {
+      int found = legs.getOrDefault(e.getKey(), 0);
+      assertTrue(found == 0 || found == 2, e.getKey() + " is half-applied: " + found + " leg(s)");
+      if (e.getValue() == Expect.BOTH) {
+        assertEquals(2, found, e.getKey() + " was committed and must be on both shards");
+      } else if (e.getValue() == Expect.NONE) {
+        assertEquals(0, found, e.getKey() + " was not committed and must be on no shard");
+      }
+      committed += found / 2;
+    }
+    Map<Long, Long> balances = BankFixture.balances(pg);
+    Map<Long, Long> moved = BankFixture.legSums(pg);
+    for (long account = 1; account <= ACCOUNTS; account++) {
+      assertEquals(BankFixture.INITIAL + moved.getOrDefault(account, 0L), balances.get(account),
+          "account " + account + " = opening balance + its legs");
+    }
+    assertEquals(ACCOUNTS * BankFixture.INITIAL, BankFixture.total(pg), "the sum of balances is unchanged");
+
+    System.out.printf("2PC bank: %d transfers, %d committed, faults %s%n", TRANSFERS, committed, faults);
+    assertTrue(committed > TRANSFERS / 2, "most transfers commit: " + committed);
+    assertTrue(faults.values().stream().mapToInt(Integer::intValue).sum() >= 50, "faults injected: " + faults);
+    assertEquals(5, faults.keySet().size(), "every kind of fault was injected: " + faults);
+  }
+
+  private static io.shardwise.hibernate.internal.tx.FaultInjector injector(String fault, PostgresNode primary1) {
+    if (fault == null) {
+      return null;
+    }
+    Map<Point, Runnable> actions = new EnumMap<>(Point.class);
+    switch (fault) {
+      case "crash after prepare" -> actions.put(Point.AFTER_PREPARE, () -> crash(fault));
+      case "crash after decision" -> actions.put(Point.AFTER_DECISION, () -> crash(fault));
+      case "crash between commits" -> actions.put(Point.AFTER_COMMIT, () -> crash(fault));
+      case "restart shard1 after prepare" -> actions.put(Point.AFTER_PREPARE, () -> {
+        primary1.stop();
+        primary1.start();
+      });
+      case "kill shard1 during prepare" -> { }
+      default -> throw new IllegalArgumentException(fault);
+    }
+    return (point, gid, shard) -> {
+      if (point == Point.BEFORE_PREPARE && "shard1".equals(shard) && fault.equals("kill shard1 during prepare")) {
+        primary1.kill();
+      }
+      Runnable action = actions.get(point);
+      if (action != null) {
+        action.run();
+      }
+    };
+  }
+
+  private static void crash(String fault) {
+    throw new CoordinatorCrash("coordinator dies: " + fault);
+  }
+}
