@@ -3,6 +3,8 @@ package io.shardwise.sample;
 import io.shardwise.hibernate.ConsistencyScope;
 import io.shardwise.hibernate.RowLockInReadOnlySessionException;
 import io.shardwise.hibernate.ShardContext;
+import io.shardwise.hibernate.SagaDefinition;
+import io.shardwise.hibernate.SagaOutcome;
 import io.shardwise.hibernate.ShardRoute;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.ShardKeyException;
@@ -16,6 +18,7 @@ import io.shardwise.sample.model.OrderItem;
 import io.shardwise.sample.model.Product;
 import io.shardwise.sample.model.Profile;
 import io.shardwise.sample.model.PurchaseOrder;
+import io.shardwise.sample.model.Wallet;
 import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
@@ -32,11 +35,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.logging.LogManager;
-import javax.sql.DataSource;
 import org.hibernate.SessionFactory;
 
 /**
@@ -70,7 +71,9 @@ public final class SampleApp {
           .credentials("postgres", null)
           .schema("create")
           .property(ShardwiseSettings.RYW_SECRET, "sample-app-secret-use-32-random-bytes-in-production")
-          .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class, Profile.class, Product.class);
+          .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
+          .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class, Profile.class, Product.class,
+              Wallet.class);
       for (PostgresShard shard : pg.shards()) {
         config.shard("shard" + shard.index(), shard.primary().jdbcUrl())
             .replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
@@ -80,13 +83,15 @@ public final class SampleApp {
         walk.say("Merchant @ShardKey id; PurchaseOrder and OrderItem @CoLocated(with = Merchant) by merchant_id;");
         walk.say("Country @ReferenceTable. %d buckets over shards %s.", shards.shardMap().bucketCount(), shards.shardIds());
 
-        walk.step("Reference data: the countries table is copied to every shard");
-        for (PostgresShard shard : pg.shards()) {
-          execute(shard.primary().dataSource(), "INSERT INTO Country (code, name) VALUES ('GB', 'United Kingdom'),"
-              + " ('FR', 'France'), ('NL', 'Netherlands'), ('CH', 'Switzerland')");
-        }
-        walk.say("loaded on all %d shards (atomic reference-table writes arrive with cross-shard transactions)",
-            pg.shardCount());
+        walk.step("Reference data: the countries table is written to every shard in one atomic transaction");
+        shards.referenceTables().inTransaction(s -> {
+          s.persist(new Country("GB", "United Kingdom"));
+          s.persist(new Country("FR", "France"));
+          s.persist(new Country("NL", "Netherlands"));
+          s.persist(new Country("CH", "Switzerland"));
+        });
+        walk.say("4 countries on all %d shards (two-phase commit); checksums agree: %s", pg.shardCount(),
+            shards.referenceTables().check().consistent());
 
         walk.step("Create merchants: each lands on the shard that owns its key");
         for (int i = 0; i < MERCHANTS.length; i++) {
@@ -134,6 +139,8 @@ public final class SampleApp {
           walk.say("%s", firstSentence(e.getMessage()));
         }
 
+        crossShardTransfers(walk, shards);
+
         ServerNames servers = new ServerNames(pg);
         profileUpdate(walk, pg, shards, servers);
         flashSale(walk, pg, shards, servers);
@@ -142,6 +149,40 @@ public final class SampleApp {
       walk.step("Done: stopping every server");
     }
     walk.say("all PostgreSQL processes stopped and their data directories removed");
+  }
+
+  /** Money between merchants on different shards: two-phase commit, then a saga with compensation. */
+  private static void crossShardTransfers(Walkthrough walk, ShardedSessions shards) {
+    walk.step("Cross-shard transfers between merchants 1001 (" + shards.shardFor(1001L) + ") and 1002 ("
+        + shards.shardFor(1002L) + ")");
+    shards.forKey(1001L).inTransaction(s -> s.persist(new Wallet(1001, 10_000)));
+    shards.forKey(1002L).inTransaction(s -> s.persist(new Wallet(1002, 10_000)));
+
+    shards.atomically(tx -> {
+      tx.on(1001L, s -> s.find(Wallet.class, 1001L).withdraw(2_500));
+      tx.on(1002L, s -> s.find(Wallet.class, 1002L).deposit(2_500));
+    });
+    walk.say("2PC moved 25.00: %s (both shards prepared, decision logged, both committed)", balances(shards));
+
+    shards.sagas().register(SagaDefinition.named("payout")
+        .step("debit", p -> Long.parseLong(p.split(":")[0]),
+            (s, p) -> s.find(Wallet.class, Long.parseLong(p.split(":")[0])).withdraw(Long.parseLong(p.split(":")[2])),
+            (s, p) -> s.find(Wallet.class, Long.parseLong(p.split(":")[0])).deposit(Long.parseLong(p.split(":")[2])))
+        .step("credit", p -> Long.parseLong(p.split(":")[1]),
+            (s, p) -> s.find(Wallet.class, Long.parseLong(p.split(":")[1])).deposit(Long.parseLong(p.split(":")[2])),
+            (s, p) -> s.find(Wallet.class, Long.parseLong(p.split(":")[1])).withdraw(Long.parseLong(p.split(":")[2])))
+        .build());
+    SagaOutcome ok = shards.sagas().run("payout", "1002:1001:1000");
+    walk.say("saga moved 10.00 back: %s -> %s", ok.state(), balances(shards));
+    SagaOutcome refused = shards.sagas().run("payout", "1001:1002:999999");
+    walk.say("saga for 9,999.99 (more than the balance): %s, %s -> %s", refused.state(),
+        firstSentence(String.valueOf(refused.failure())), balances(shards));
+  }
+
+  private static String balances(ShardedSessions shards) {
+    long a = shards.forKey(1001L).fromSession(s -> s.find(Wallet.class, 1001L).getBalanceCents());
+    long b = shards.forKey(1002L).fromSession(s -> s.find(Wallet.class, 1002L).getBalanceCents());
+    return String.format("1001 has %.2f, 1002 has %.2f, total %.2f", a / 100.0, b / 100.0, (a + b) / 100.0);
   }
 
   /** The seed's first story: a user renames their profile and, reading from a lagging replica, sees the old name. */
@@ -164,6 +205,7 @@ public final class SampleApp {
     walk.say("the scope travels to the client as a signed token (%d chars): %s...", token.length(), token.substring(0, 24));
     ConsistencyScope again = shards.consistency().fromToken(token);
     pg.shard(shardIndex(shards, user)).awaitReplicasCaughtUp(CATCH_UP);
+    shards.checkReplicasNow();
     walk.say("once the replica has replayed the write, the scope reads from it again -> %s",
         readProfile(shards.forKey(user).within(again).readOnly(), servers));
     pg.shards().forEach(shard -> shard.replica(0).clearApplyDelay());
@@ -254,12 +296,6 @@ public final class SampleApp {
       if (in != null) {
         LogManager.getLogManager().readConfiguration(in);
       }
-    }
-  }
-
-  private static void execute(DataSource ds, String sql) throws SQLException {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-      s.execute(sql);
     }
   }
 }

@@ -176,7 +176,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
     return new ReferenceTableWriteException("[ReferenceTableWrite] Cannot " + op + " " + model.simpleName()
         + " in a session on shard '" + session.getTenantIdentifier() + "': it is a @ReferenceTable, copied to every"
         + " shard, and a change through one shard would leave the copies different. Write reference tables through"
-        + " Shardwise's reference-table API, which changes every shard in one atomic transaction. Nothing was written.");
+        + " shards.referenceTables().inTransaction(...), which changes every shard in one atomic transaction. Nothing was written.");
   }
 
   private ShardedEntity modelOf(Object entity, String entityName) {
