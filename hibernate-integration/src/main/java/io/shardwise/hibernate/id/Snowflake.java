@@ -31,16 +31,17 @@ import java.util.concurrent.atomic.AtomicLong;
  *       over the sequence range); at low traffic the sequence bits then do not sit at 0, and
  *       {@code id % n} is not skewed;
  *   <li>otherwise the last state plus one. When a millisecond's sequence is used up this carries
- *       into the next millisecond: the generator may run up to one millisecond ahead of the
- *       clock, and waits (spinning) for the clock before going further. Sustained throughput is
- *       therefore the layout's ceiling, {@code 2^sequenceBits} ids per millisecond.
+ *       into the next millisecond, but only if that millisecond is at most one ahead of the
+ *       clock; otherwise the caller waits (spinning) for the clock. Sustained throughput is
+ *       therefore the layout's ceiling, {@code 2^sequenceBits} ids per millisecond, and ids never
+ *       run more than a millisecond ahead of a clock that only moves forward.
  * </ul>
  *
  * <h2>A clock that goes backwards</h2>
  *
  * The state remembers the last millisecond used, so a clock that steps back never produces an id
- * twice: the generator keeps counting from the last id, and once it is more than a millisecond
- * ahead of the clock it waits for the clock. If the clock is behind the last id by more than
+ * twice: the generator finishes the last id's millisecond, then waits until the clock is back
+ * within a millisecond of it. If the clock is behind the last id by more than
  * {@link Builder#maxClockStepBack(Duration)} plus that millisecond (default 10 ms), waiting would
  * stall callers for too long and {@link ClockMovedBackwardsException} is thrown instead; the
  * generator recovers by itself when the clock has caught up.
@@ -113,12 +114,14 @@ public final class Snowflake {
     final WorkerLease worker = this.worker;
     final AtomicLong state = this.state;
     for (;;) {
+      // state first, clock second: every id in `last` was made from a clock reading taken before
+      // this one, so a thread descheduled in between cannot mistake its stale reading for a step back
+      long last = state.get();
       long wall = clock.millis();
       if (wall >= worker.usableUntil()) {
         throw worker.lostException(wall);
       }
       long now = wall - epochMillis;
-      long last = state.get();
       long lastMillis = last >>> sequenceBits;
       long next;
       if (now > lastMillis) {
@@ -127,17 +130,18 @@ public final class Snowflake {
         }
         next = (now << sequenceBits) | startSequence(now);
       } else {
+        long lead = lastMillis - now;
+        if (lead > maxLeadMillis) {
+          throw clockMovedBack(lead, wall);
+        }
         next = last + 1;
-        long lead = (next >>> sequenceBits) - now;
-        if (lead > BORROW_MILLIS) {
-          if (lastMillis - now > maxLeadMillis) {
-            throw clockMovedBack(lastMillis - now, wall);
-          }
-          if (next > maxState) {
-            throw outOfRange(wall);
-          }
-          Thread.onSpinWait(); // used up: wait for the clock
+        if ((next & sequenceMask) == 0 && lead >= BORROW_MILLIS) {
+          // this millisecond is used up and the next one would be too far ahead of the clock
+          Thread.onSpinWait();
           continue;
+        }
+        if (next > maxState) {
+          throw outOfRange(wall);
         }
       }
       if (state.compareAndSet(last, next)) {
