@@ -26,9 +26,20 @@ class SnowflakeTest {
 
   @Test
   void tenMillionIdsFromEightThreadsAreUniqueAndIncreasingPerThread() throws Exception {
-    int threads = 8;
-    int perThread = 1_250_000;
-    Snowflake ids = Snowflake.builder(LAYOUT).workerId(513).build();
+    // 18 sequence bits: the CAS, not the layout's 4096 ids/ms, is the limit, so threads race hardest
+    SnowflakeLayout wide = SnowflakeLayout.of(SnowflakeLayout.DEFAULT_EPOCH, 4, 18);
+    assertUniqueAndIncreasing(wide, 13, 8, 1_250_000);
+  }
+
+  @Test
+  void defaultLayoutStaysUniqueWhileThreadsUseUpMilliseconds() throws Exception {
+    // at the default layout's 4096 ids/ms the threads keep carrying into the next millisecond and waiting
+    assertUniqueAndIncreasing(LAYOUT, 513, 8, 150_000);
+  }
+
+  private static void assertUniqueAndIncreasing(SnowflakeLayout layout, int workerId, int threads, int perThread)
+      throws Exception {
+    Snowflake ids = Snowflake.builder(layout).workerId(workerId).build();
     CyclicBarrier start = new CyclicBarrier(threads);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
@@ -57,12 +68,12 @@ class SnowflakeTest {
       Arrays.sort(all);
       for (int i = 1; i < all.length; i++) {
         if (all[i] == all[i - 1]) {
-          throw new AssertionError("duplicate id " + all[i] + " = " + LAYOUT.decode(all[i]));
+          throw new AssertionError("duplicate id " + all[i] + " = " + layout.decode(all[i]));
         }
       }
       assertTrue(all[0] > 0, "ids are positive");
-      assertEquals(513, LAYOUT.decode(all[0]).worker());
-      assertEquals(513, LAYOUT.decode(all[all.length - 1]).worker());
+      assertEquals(workerId, layout.decode(all[0]).worker());
+      assertEquals(workerId, layout.decode(all[all.length - 1]).worker());
     } finally {
       pool.shutdownNow();
     }
