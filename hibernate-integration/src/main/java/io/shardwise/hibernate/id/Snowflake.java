@@ -26,15 +26,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The successor is:
  *
  * <ul>
- *   <li>when the clock has passed the last id's millisecond: the current millisecond, at a start
- *       sequence derived from the millisecond and the worker id (a hash, so uniformly spread
- *       over the sequence range); at low traffic the sequence bits then do not sit at 0, and
- *       {@code id % n} is not skewed;
+ *   <li>when the clock is more than 10 ms past the last id's millisecond: the current
+ *       millisecond, at a start sequence derived from the millisecond and the worker id (a hash,
+ *       so uniformly spread over the sequence range); at low traffic the sequence bits then do
+ *       not sit at 0, and {@code id % n} is not skewed;
  *   <li>otherwise the last state plus one. When a millisecond's sequence is used up this carries
  *       into the next millisecond, but only if that millisecond is at most one ahead of the
  *       clock; otherwise the caller waits (spinning) for the clock. Sustained throughput is
  *       therefore the layout's ceiling, {@code 2^sequenceBits} ids per millisecond, and ids never
- *       run more than a millisecond ahead of a clock that only moves forward.
+ *       run more than a millisecond ahead of a clock that only moves forward. While the last id
+ *       lags the clock by at most 10 ms, counting simply goes on: capacity lost to a short
+ *       stall of the generating thread is made up afterwards instead of being skipped. An id's
+ *       timestamp is therefore within [-10 ms, +1 ms] of the moment it was made.
  * </ul>
  *
  * <h2>A clock that goes backwards</h2>
@@ -57,6 +60,12 @@ public final class Snowflake {
 
   /** How many milliseconds ahead of the clock the generator may run after using up a millisecond. */
   static final long BORROW_MILLIS = 1;
+  /**
+   * How many milliseconds the last id may lag the clock before the next id jumps to the clock. A
+   * thread descheduled (or a GC pause) for up to this long does not lose those milliseconds'
+   * sequence space: the generator catches up on them at CPU speed.
+   */
+  static final long CATCH_UP_MILLIS = 10;
 
   private final SnowflakeLayout layout;
   private final Clock clock;
@@ -124,7 +133,7 @@ public final class Snowflake {
       long now = wall - epochMillis;
       long lastMillis = last >>> sequenceBits;
       long next;
-      if (now > lastMillis) {
+      if (now > lastMillis + CATCH_UP_MILLIS) {
         if (now > (maxState >>> sequenceBits)) {
           throw outOfRange(wall);
         }

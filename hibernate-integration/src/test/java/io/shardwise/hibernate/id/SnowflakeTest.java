@@ -145,9 +145,12 @@ class SnowflakeTest {
       last = id;
     }
     clock.set(T + 5);
+    assertTrue(ids.nextId() > last, "a clock back within the catch-up window keeps counting");
+    clock.set(T + 5 + Snowflake.CATCH_UP_MILLIS);
     long id = ids.nextId();
     assertTrue(id > last);
-    assertEquals(Instant.ofEpochMilli(T + 5), LAYOUT.decode(id).timestamp());
+    assertEquals(Instant.ofEpochMilli(T + 5 + Snowflake.CATCH_UP_MILLIS), LAYOUT.decode(id).timestamp(),
+        "further behind, the generator jumps to the clock");
   }
 
   @Test
@@ -193,6 +196,17 @@ class SnowflakeTest {
   }
 
   @Test
+  void shortStallIsMadeUpByCountingOnInsteadOfSkippingMilliseconds() {
+    ManualClock clock = new ManualClock(T);
+    Snowflake ids = Snowflake.builder(LAYOUT).workerId(5).clock(clock).build();
+    long first = ids.nextId();
+    clock.advance(Snowflake.CATCH_UP_MILLIS); // the thread was descheduled for 10 ms
+    long next = ids.nextId();
+    assertEquals(first + 1, next, "within the catch-up window the sequence continues");
+    assertEquals(LAYOUT.decode(first).timestamp(), LAYOUT.decode(next).timestamp());
+  }
+
+  @Test
   void lowTrafficSpreadsTheLowBits() {
     ManualClock clock = new ManualClock(T);
     Snowflake ids = Snowflake.builder(LAYOUT).workerId(0).clock(clock).build();
@@ -204,7 +218,7 @@ class SnowflakeTest {
       long id = ids.nextId();
       counts[(int) (id % n)]++;
       evenOdd[(int) (id % 2)]++;
-      clock.advance(3); // one id every few milliseconds
+      clock.advance(Snowflake.CATCH_UP_MILLIS + 1); // low traffic: every id starts a fresh millisecond
     }
     int expected = samples / n;
     for (int r = 0; r < n; r++) {
