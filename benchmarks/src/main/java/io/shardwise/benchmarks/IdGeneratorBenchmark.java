@@ -86,6 +86,12 @@ public class IdGeneratorBenchmark {
     return tsid.create().toLong();
   }
 
+  /** Not an id: the clock read every Snowflake/TSID/UUIDv7 call pays, for scale. */
+  @Benchmark
+  public long clockReadOnly() {
+    return System.currentTimeMillis();
+  }
+
   @Benchmark
   public UUID uuidV4() {
     return UUID.randomUUID();
