@@ -10,6 +10,7 @@ import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
+import io.shardwise.hibernate.id.SnowflakeLayout;
 import io.shardwise.hibernate.routing.BucketStrategy;
 import io.shardwise.hibernate.routing.ShardKeyType;
 import io.shardwise.sample.model.Country;
@@ -72,6 +73,7 @@ public final class SampleApp {
           .schema("create")
           .property(ShardwiseSettings.RYW_SECRET, "sample-app-secret-use-32-random-bytes-in-production")
           .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
+          .property("shardwise.snowflake.worker_id", "7")
           .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class, Profile.class, Product.class,
               Wallet.class);
       for (PostgresShard shard : pg.shards()) {
@@ -105,10 +107,15 @@ public final class SampleApp {
 
         walk.step("Orders and their items share the merchant's shard: one local transaction, local joins");
         long merchant = 1003;
+        PurchaseOrder marie = new PurchaseOrder(merchant, "Marie").add("CENTRIFUGE", 1).add("PIPETTE", 40);
+        PurchaseOrder pierre = new PurchaseOrder(merchant, "Pierre").add("PIPETTE", 10);
         shards.forKey(merchant).inTransaction(s -> {
-          s.persist(new PurchaseOrder(1, merchant, "Marie").add(11, "CENTRIFUGE", 1).add(12, "PIPETTE", 40));
-          s.persist(new PurchaseOrder(2, merchant, "Pierre").add(21, "PIPETTE", 10));
+          s.persist(marie);
+          s.persist(pierre);
         });
+        SnowflakeLayout.Decoded decoded = SnowflakeLayout.DEFAULT.decode(marie.getId());
+        walk.say("order ids are @SnowflakeId values: %d -> created %s by worker %d, sequence %d",
+            marie.getId(), decoded.timestamp(), decoded.worker(), decoded.sequence());
         List<Object[]> lines = shards.forKey(merchant).fromSession(s -> s.createSelectionQuery(
                 "select o.customer, i.sku, i.quantity, c.name from PurchaseOrder o join o.items i, Merchant m"
                     + " join m.country c where o.merchantId = :m and m.id = :m order by o.id, i.sku", Object[].class)
@@ -117,6 +124,7 @@ public final class SampleApp {
           walk.say("%-7s %-11s x%-3s (merchant in %s)", line);
         }
         walk.say("rows on %s only: %s", shards.shardFor(merchant), placement(pg, merchant));
+        long firstOrder = marie.getId();
 
         walk.step("Existing code, unchanged: open an EntityManager inside a shard context");
         try (ShardContext.Scope scope = shards.contextForKey(1005L)) {
@@ -134,7 +142,7 @@ public final class SampleApp {
           walk.say("%s", firstSentence(e.getMessage()));
         }
         try {
-          shards.forKey(merchant).inTransaction(s -> s.find(PurchaseOrder.class, 1L).setMerchantId(1004L));
+          shards.forKey(merchant).inTransaction(s -> s.find(PurchaseOrder.class, firstOrder).setMerchantId(1004L));
         } catch (ShardKeyException e) {
           walk.say("%s", firstSentence(e.getMessage()));
         }

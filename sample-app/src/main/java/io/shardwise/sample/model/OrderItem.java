@@ -2,6 +2,7 @@ package io.shardwise.sample.model;
 
 import io.shardwise.annotations.CoLocated;
 import io.shardwise.annotations.ShardKey;
+import io.shardwise.hibernate.id.SnowflakeId;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -13,6 +14,7 @@ import jakarta.persistence.Table;
 @CoLocated(with = PurchaseOrder.class)
 public class OrderItem {
   @Id
+  @SnowflakeId
   private Long id;
 
   @ShardKey
@@ -27,8 +29,7 @@ public class OrderItem {
 
   protected OrderItem() {}
 
-  OrderItem(long id, PurchaseOrder order, String sku, int quantity) {
-    this.id = id;
+  OrderItem(PurchaseOrder order, String sku, int quantity) {
     this.order = order;
     this.merchantId = order.getMerchantId();
     this.sku = sku;

@@ -2,6 +2,7 @@ package io.shardwise.sample.model;
 
 import io.shardwise.annotations.CoLocated;
 import io.shardwise.annotations.ShardKey;
+import io.shardwise.hibernate.id.SnowflakeId;
 import jakarta.persistence.CascadeType;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -11,12 +12,16 @@ import jakarta.persistence.Table;
 import java.util.ArrayList;
 import java.util.List;
 
-/** An order sits beside its merchant: same shard key, so joins and transactions stay on one shard. */
+/**
+ * An order sits beside its merchant: same shard key, so joins and transactions stay on one shard.
+ * Its id is a Snowflake id: unique across shards and instances, time-ordered for the B-tree.
+ */
 @Entity
 @Table(name = "purchase_order")
 @CoLocated(with = Merchant.class)
 public class PurchaseOrder {
   @Id
+  @SnowflakeId
   private Long id;
 
   @ShardKey
@@ -30,14 +35,13 @@ public class PurchaseOrder {
 
   protected PurchaseOrder() {}
 
-  public PurchaseOrder(long id, long merchantId, String customer) {
-    this.id = id;
+  public PurchaseOrder(long merchantId, String customer) {
     this.merchantId = merchantId;
     this.customer = customer;
   }
 
-  public PurchaseOrder add(long itemId, String sku, int quantity) {
-    items.add(new OrderItem(itemId, this, sku, quantity));
+  public PurchaseOrder add(String sku, int quantity) {
+    items.add(new OrderItem(this, sku, quantity));
     return this;
   }
 
