@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.guard.Journal;
+import io.shardwise.hibernate.guard.Ledger;
 import io.shardwise.hibernate.internal.query.GuardedHqlTranslator;
 import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.hibernate.internal.query.QueryGuards;
@@ -165,6 +167,28 @@ class QueryGuardTest {
             .buildSessionFactory().close());
     assertTrue(e.getMessage().contains("set hibernate.query.hql.translator = " + GuardedHqlTranslator.class.getName()),
         e.getMessage());
+  }
+
+  @Test
+  void namedQueriesAreJudgedAtStartupAndScatterGatherAdmitsThemByName(PostgresTopology pg) {
+    SessionFactory admitted = unit(pg, Ledger.class).buildSessionFactory();
+    try {
+      List<Ledger> everywhere = ShardedSessions.of(admitted).forKey(1L)
+          .fromSession(s -> s.createNamedQuery("Ledger.all", Ledger.class).getResultList());
+      assertEquals(List.of(), everywhere, "Ledger.all is @ScatterGather: admitted");
+    } finally {
+      admitted.close();
+    }
+
+    ShardKeyMissingException e = assertThrows(ShardKeyMissingException.class,
+        () -> unit(pg, Ledger.class, Journal.class).buildSessionFactory().close());
+    assertTrue(e.getMessage().startsWith("Query \"from Journal j\""), e.getMessage());
+  }
+
+  private static Shardwise.Builder unit(PostgresTopology pg, Class<?>... entities) {
+    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).schema("create").entities(entities);
+    pg.shards().forEach(shard -> b.shard(ShopFixture.shardId(shard.index()), shard.primary().jdbcUrl()));
+    return b;
   }
 
   /** An application's own translator, which Shardwise does not silently replace. */
