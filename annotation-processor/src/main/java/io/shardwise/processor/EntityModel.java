@@ -1,5 +1,6 @@
 package io.shardwise.processor;
 
+import io.shardwise.hibernate.internal.query.QueryModel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -24,7 +25,7 @@ import javax.lang.model.util.Types;
  * co-located with, and where its associations lead. Read from elements only, never by reflection;
  * entities compiled earlier (on the class path) are read the same way when something names them.
  */
-final class EntityModel {
+final class EntityModel implements QueryModel {
 
   /** One persistent attribute as declared: a field, or a getter of property access. */
   record Member(String name, Element element, TypeMirror type) {
@@ -35,7 +36,7 @@ final class EntityModel {
   }
 
   /** One {@code @Entity} class. */
-  final class Entity {
+  final class Entity implements QueryModel.Entity {
     final TypeElement type;
     final String name;
     final List<Member> members;
@@ -64,13 +65,13 @@ final class EntityModel {
     }
 
     /** The one shard key, or null when there is none or more than one. */
-    Member shardKey() {
+    Member keyMember() {
       return shardKeys.size() == 1 ? shardKeys.get(0) : null;
     }
 
     /** The key type's name ("long", "String", ...), or null when absent or unsupported. */
     String keyType() {
-      Member key = shardKey();
+      Member key = keyMember();
       return key == null ? null : keyTypeName(key.type());
     }
 
@@ -111,8 +112,31 @@ final class EntityModel {
       return null;
     }
 
-    String simpleName() {
+    @Override
+    public String simpleName() {
       return type.getSimpleName().toString();
+    }
+
+    @Override
+    public String shardKey() {
+      Member key = keyMember();
+      return sharded() && key != null ? key.name() : null;
+    }
+
+    @Override
+    public Object group() {
+      return groupHead();
+    }
+
+    @Override
+    public boolean hasAttribute(String attribute) {
+      return member(attribute) != null;
+    }
+
+    @Override
+    public Entity associationTarget(String attribute) {
+      Member member = member(attribute);
+      return member == null ? null : associationTarget(member);
     }
 
     @Override
@@ -148,7 +172,8 @@ final class EntityModel {
   }
 
   /** The entity a query names, by entity name or fully qualified class name; null if unknown. */
-  Entity byQueryName(String name) {
+  @Override
+  public Entity entity(String name) {
     for (String qualified : known) {
       TypeElement type = elements.getTypeElement(qualified);
       Entity entity = type == null ? null : entity(type);

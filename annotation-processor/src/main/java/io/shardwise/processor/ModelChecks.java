@@ -130,10 +130,10 @@ final class ModelChecks {
     String theirs = target.keyType();
     if (own != null && theirs != null && !own.equals(theirs)) {
       reporter.error(Tag.CoLocatedKeyType, entity.type, entity.coLocated, withValue,
-          prefix + "its shard key " + entity.shardKey().describe(entity) + " is " + own
-              + " while " + target.shardKey().describe(target) + " is " + theirs
+          prefix + "its shard key " + entity.keyMember().describe(entity) + " is " + own
+              + " while " + target.keyMember().describe(target) + " is " + theirs
               + "; the shard-key types of a co-location group must match. Fix: declare "
-              + entity.shardKey().name() + " as " + theirs + ".");
+              + entity.keyMember().name() + " as " + theirs + ".");
     }
   }
 

@@ -20,8 +20,10 @@ import com.sun.source.tree.VariableTree;
 import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.Trees;
+import io.shardwise.hibernate.internal.query.QueryModel;
+import io.shardwise.hibernate.internal.query.ShardKeyRule;
+import io.shardwise.hibernate.internal.query.ShardKeyRule.Unpinned;
 import io.shardwise.processor.EntityModel.Entity;
-import io.shardwise.processor.ShardKeyRule.Unpinned;
 import java.util.List;
 import java.util.Set;
 import javax.lang.model.element.AnnotationMirror;
@@ -211,10 +213,10 @@ final class QueryChecks {
   /** {@code @Find}: the finder's parameters must include the shard key, matched by name. */
   private void checkFind(ExecutableElement method, AnnotationMirror find) {
     Entity entity = foundEntity(method.getReturnType());
-    if (entity == null || !entity.sharded() || entity.shardKey() == null) {
+    if (entity == null || !entity.sharded() || entity.keyMember() == null) {
       return;
     }
-    String key = entity.shardKey().name();
+    String key = entity.keyMember().name();
     for (VariableElement parameter : method.getParameters()) {
       if (parameter.getSimpleName().contentEquals(key)) {
         return;
@@ -256,8 +258,8 @@ final class QueryChecks {
   }
 
   static String message(String hql, Unpinned culprit) {
-    Entity entity = culprit.entity();
-    String key = entity.shardKey().name();
+    QueryModel.Entity entity = culprit.entity();
+    String key = entity.shardKey();
     String path = culprit.alias() == null ? key : culprit.alias() + "." + key;
     return "Query \"" + quote(hql) + "\" uses sharded entity " + culprit.describe()
         + " without pinning its shard key " + key + ": on every branch of the WHERE clause, "

@@ -2,7 +2,7 @@ package io.shardwise.processor;
 
 /**
  * The stable tag each error starts with, in brackets, so that users can search for it and tests
- * can pin it. Documented one by one in docs/build-time-checks.md; never rename one.
+ * can pin it. Documented one by one in docs/compile-time-checks.md; never rename one.
  */
 enum Tag {
   ShardKeyMissing,

@@ -33,11 +33,12 @@ import java.lang.annotation.Target;
  *   <li>on a field: the query string held by that constant.</li>
  * </ul>
  *
- * <p>It states intent at build time only; running a query on every shard still goes through
- * Shardwise's scatter-gather API at run time.
+ * <p>It states intent; running a query on every shard still goes through Shardwise's
+ * scatter-gather API at run time. The runtime guard reads it (hence run-time retention) only to
+ * admit the named queries it covers when Hibernate checks them at startup.
  */
 @Documented
-@Retention(RetentionPolicy.CLASS)
+@Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.TYPE, ElementType.METHOD, ElementType.FIELD})
 public @interface ScatterGather {
 

@@ -8,6 +8,7 @@ import io.shardwise.hibernate.SagaOutcome;
 import io.shardwise.hibernate.ShardRoute;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.ShardKeyException;
+import io.shardwise.hibernate.ShardKeyMissingException;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.id.SnowflakeLayout;
@@ -144,6 +145,11 @@ public final class SampleApp {
         try {
           shards.forKey(merchant).inTransaction(s -> s.find(PurchaseOrder.class, firstOrder).setMerchantId(1004L));
         } catch (ShardKeyException e) {
+          walk.say("%s", firstSentence(e.getMessage()));
+        }
+        try {
+          ordersWhere(shards.forKey(merchant), "customer", "Marie");
+        } catch (ShardKeyMissingException e) {
           walk.say("%s", firstSentence(e.getMessage()));
         }
 
@@ -292,6 +298,16 @@ public final class SampleApp {
       }
     }
     return out.toString().trim();
+  }
+
+  /**
+   * A query assembled at run time, out of the compile-time checks' sight (they see only constant
+   * query strings): the runtime guard judges it when Hibernate first translates it.
+   */
+  private static List<PurchaseOrder> ordersWhere(ShardRoute route, String attribute, String value) {
+    String hql = "from PurchaseOrder o where o." + attribute + " = :v";
+    return route.fromSession(s -> s.createSelectionQuery(hql, PurchaseOrder.class).setParameter("v", value)
+        .getResultList());
   }
 
   private static String firstSentence(String message) {

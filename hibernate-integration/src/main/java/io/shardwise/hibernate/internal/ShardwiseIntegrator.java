@@ -2,6 +2,8 @@ package io.shardwise.hibernate.internal;
 
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.internal.query.GuardedHqlTranslator;
+import io.shardwise.hibernate.internal.query.QueryGuards;
 import java.util.HashMap;
 import java.util.Map;
 import org.hibernate.boot.Metadata;
@@ -17,7 +19,8 @@ import org.hibernate.tool.schema.spi.SchemaManagementToolCoordinator;
 /**
  * Hooks Shardwise into every session factory whose connection provider is
  * {@link ShardwiseConnectionProvider}: builds and checks the sharding model, registers the write
- * guards, and runs schema management on every shard. Inert for other session factories.
+ * guards, arms the query guard (queries without a shard key), and runs schema management on every
+ * shard. Inert for other session factories.
  */
 public final class ShardwiseIntegrator implements Integrator {
 
@@ -26,6 +29,7 @@ public final class ShardwiseIntegrator implements Integrator {
     SessionFactoryServiceRegistry registry = (SessionFactoryServiceRegistry) sessionFactory.getServiceRegistry();
     MultiTenantConnectionProvider<?> provider = registry.getService(MultiTenantConnectionProvider.class);
     Map<String, Object> settings = sessionFactory.getProperties();
+    GuardedHqlTranslator translator = GuardedHqlTranslator.attach(sessionFactory);
     if (!(provider instanceof ShardwiseConnectionProvider shardwise)) {
       if (settings.containsKey(io.shardwise.hibernate.ShardwiseSettings.SHARDS)
           || settings.containsKey(io.shardwise.hibernate.ShardwiseSettings.CONTROL_URL)) {
@@ -43,6 +47,7 @@ public final class ShardwiseIntegrator implements Integrator {
           + " so that sessions opened inside a ShardContext are routed");
     }
     runtime.installModel(ShardingModel.build(metadata, runtime.config().unitName()));
+    QueryGuards.install(translator, metadata, runtime.model(), runtime.config().unitName());
 
     ShardGuard guard = new ShardGuard(runtime);
     EventListenerRegistry listeners = registry.getService(EventListenerRegistry.class);

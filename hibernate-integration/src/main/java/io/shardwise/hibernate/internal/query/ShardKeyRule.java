@@ -1,7 +1,6 @@
-package io.shardwise.processor;
+package io.shardwise.hibernate.internal.query;
 
-import io.shardwise.processor.EntityModel.Entity;
-import io.shardwise.processor.EntityModel.Member;
+import io.shardwise.hibernate.internal.query.QueryModel.Entity;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -57,20 +56,25 @@ import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
  * between the shard keys of two entities carries a pin from one to the other, as does a join along
  * an association inside one co-location group (the model checks make such an association stay on
  * one shard). A subquery sees the pins of the query around it.
+ *
+ * <p>Shared by the annotation processor (on string constants and annotations at build time) and
+ * by the runtime guard (on HQL built at run time), each with its own {@link QueryModel}.
+ * Stateless apart from the model, so one instance serves every thread.
  */
-final class ShardKeyRule {
+public final class ShardKeyRule {
 
   /** A sharded entity of the query whose shard key nothing pins. */
-  record Unpinned(Entity entity, String alias) {
+  public record Unpinned(Entity entity, String alias) {
 
-    String describe() {
+    /** {@code PurchaseOrder o}, or the bare simple name when the query gives no alias. */
+    public String describe() {
       return alias == null ? entity.simpleName() : entity.simpleName() + " " + alias;
     }
   }
 
-  private final EntityModel model;
+  private final QueryModel model;
 
-  ShardKeyRule(EntityModel model) {
+  public ShardKeyRule(QueryModel model) {
     this.model = model;
   }
 
@@ -79,7 +83,7 @@ final class ShardKeyRule {
    * parse (hibernate-processor, or Hibernate at startup, reports that; reporting it twice would
    * only add noise).
    */
-  List<Unpinned> check(String hql) {
+  public List<Unpinned> check(String hql) {
     HqlLexer lexer = new HqlLexer(CharStreams.fromString(hql));
     HqlParser parser = new HqlParser(new CommonTokenStream(lexer));
     SyntaxErrors errors = new SyntaxErrors();
@@ -134,7 +138,7 @@ final class ShardKeyRule {
     }
 
     boolean sharded() {
-      return entity != null && entity.sharded() && entity.shardKey() != null;
+      return entity != null && entity.shardKey() != null;
     }
   }
 
@@ -265,7 +269,7 @@ final class ShardKeyRule {
     if (from.fromRoot() instanceof RootEntityContext) {
       RootEntityContext root = (RootEntityContext) from.fromRoot();
       scope.sources.add(new Source(alias(root.variable()),
-          model.byQueryName(root.entityName().getText()), null, null, null));
+          model.entity(root.entityName().getText()), null, null, null));
     }
     for (ParseTree child : from.children) {
       if (child instanceof JoinContext) {
@@ -280,7 +284,7 @@ final class ShardKeyRule {
       } else if (child instanceof CrossJoinContext) {
         CrossJoinContext cross = (CrossJoinContext) child;
         scope.sources.add(new Source(alias(cross.variable()),
-            model.byQueryName(cross.entityName().getText()), null, null, null));
+            model.entity(cross.entityName().getText()), null, null, null));
       } else if (child instanceof JpaCollectionJoinContext) {
         JpaCollectionJoinContext in = (JpaCollectionJoinContext) child;
         scope.sources.add(joined(in.path(), alias(in.variable()), null, null, scope));
@@ -301,12 +305,10 @@ final class ShardKeyRule {
     }
     Source parent = scope.byAlias(parts.get(0));
     if (parent == null) {
-      return new Source(alias, model.byQueryName(String.join(".", parts)), null, type, on);
+      return new Source(alias, model.entity(String.join(".", parts)), null, type, on);
     }
     if (parts.size() == 2 && parent.entity != null) {
-      Member member = parent.entity.member(parts.get(1));
-      Entity target = member == null ? null : parent.entity.associationTarget(member);
-      return new Source(alias, target, parent, type, on);
+      return new Source(alias, parent.entity.associationTarget(parts.get(1)), parent, type, on);
     }
     return new Source(alias, null, null, type, on);
   }
@@ -368,8 +370,8 @@ final class ShardKeyRule {
     if (!a.sharded() || !b.sharded()) {
       return false;
     }
-    Entity head = a.entity.groupHead();
-    return head != null && head == b.entity.groupHead();
+    Object group = a.entity.group();
+    return group != null && group.equals(b.entity.group());
   }
 
   private Facts facts(PredicateContext predicate, Scope scope) {
@@ -467,7 +469,7 @@ final class ShardKeyRule {
     if (parts.size() == 1 && scope.byAlias(parts.get(0)) == null) {
       Source found = null;
       for (Source source : scope.sources) {
-        if (source.entity != null && source.entity.member(parts.get(0)) != null) {
+        if (source.entity != null && source.entity.hasAttribute(parts.get(0))) {
           if (found != null) {
             return null;
           }
@@ -480,7 +482,7 @@ final class ShardKeyRule {
   }
 
   private static boolean isKey(Source source, String attribute) {
-    return source.sharded() && source.entity.shardKey().name().equals(attribute);
+    return source.sharded() && source.entity.shardKey().equals(attribute);
   }
 
   private static ExpressionContext unwrap(ExpressionContext expression) {

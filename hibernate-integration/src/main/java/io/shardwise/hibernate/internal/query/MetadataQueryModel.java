@@ -1,0 +1,127 @@
+package io.shardwise.hibernate.internal.query;
+
+import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.internal.ShardingModel;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.hibernate.boot.Metadata;
+import org.hibernate.mapping.Collection;
+import org.hibernate.mapping.OneToMany;
+import org.hibernate.mapping.PersistentClass;
+import org.hibernate.mapping.Property;
+import org.hibernate.mapping.ToOne;
+import org.hibernate.mapping.Value;
+
+/**
+ * The {@link QueryModel} of a persistence unit at run time: shard keys, groups and reference
+ * tables from the checked {@link ShardingModel}; names, attributes and associations from
+ * Hibernate's mapping metadata. Built once when the session factory starts; immutable after.
+ */
+final class MetadataQueryModel implements QueryModel {
+
+  private final Map<String, MappedEntity> byName = new HashMap<>();
+
+  MetadataQueryModel(Metadata metadata, ShardingModel sharding) {
+    Map<String, MappedEntity> byEntityName = new HashMap<>();
+    for (PersistentClass pc : metadata.getEntityBindings()) {
+      ShardedEntity sharded = sharding.byEntityName(pc.getEntityName());
+      String simple = pc.getMappedClass() != null
+          ? pc.getMappedClass().getSimpleName()
+          : pc.getEntityName().substring(pc.getEntityName().lastIndexOf('.') + 1);
+      MappedEntity entity = new MappedEntity(simple,
+          sharded == null || sharded.reference() ? null : sharded.keyAttribute(),
+          sharded == null ? null : sharded.group());
+      if (pc.getIdentifierProperty() != null) {
+        entity.attributes.add(pc.getIdentifierProperty().getName());
+      }
+      for (Property property : pc.getPropertyClosure()) {
+        entity.attributes.add(property.getName());
+      }
+      byEntityName.put(pc.getEntityName(), entity);
+      byName.put(pc.getEntityName(), entity);
+      if (pc.getJpaEntityName() != null) {
+        byName.put(pc.getJpaEntityName(), entity);
+      }
+      if (pc.getMappedClass() != null) {
+        byName.put(pc.getMappedClass().getName(), entity);
+      }
+    }
+    metadata.getImports().forEach((imported, entityName) -> {
+      MappedEntity entity = byEntityName.get(entityName);
+      if (entity != null) {
+        byName.putIfAbsent(imported, entity);
+      }
+    });
+    for (PersistentClass pc : metadata.getEntityBindings()) {
+      MappedEntity from = byEntityName.get(pc.getEntityName());
+      for (Property property : pc.getPropertyClosure()) {
+        String target = associatedEntity(property.getValue());
+        if (target != null && byEntityName.containsKey(target)) {
+          from.associations.put(property.getName(), byEntityName.get(target));
+        }
+      }
+    }
+  }
+
+  @Override
+  public Entity entity(String queryName) {
+    return byName.get(queryName);
+  }
+
+  private static String associatedEntity(Value value) {
+    if (value instanceof ToOne toOne) {
+      return toOne.getReferencedEntityName();
+    }
+    if (value instanceof Collection collection) {
+      Value element = collection.getElement();
+      if (element instanceof OneToMany oneToMany) {
+        return oneToMany.getReferencedEntityName();
+      }
+      if (element instanceof ToOne toOne) {
+        return toOne.getReferencedEntityName();
+      }
+    }
+    return null;
+  }
+
+  private static final class MappedEntity implements Entity {
+    private final String simpleName;
+    private final String shardKey;
+    private final String group;
+    private final Set<String> attributes = new HashSet<>();
+    private final Map<String, MappedEntity> associations = new HashMap<>();
+
+    MappedEntity(String simpleName, String shardKey, String group) {
+      this.simpleName = simpleName;
+      this.shardKey = shardKey;
+      this.group = group;
+    }
+
+    @Override
+    public String simpleName() {
+      return simpleName;
+    }
+
+    @Override
+    public String shardKey() {
+      return shardKey;
+    }
+
+    @Override
+    public Object group() {
+      return group;
+    }
+
+    @Override
+    public boolean hasAttribute(String attribute) {
+      return attributes.contains(attribute);
+    }
+
+    @Override
+    public Entity associationTarget(String attribute) {
+      return associations.get(attribute);
+    }
+  }
+}

@@ -1,0 +1,161 @@
+package io.shardwise.hibernate.internal.query;
+
+import io.shardwise.hibernate.ShardKeyMissingException;
+import io.shardwise.hibernate.internal.query.ShardKeyRule.Unpinned;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * The run-time half of the shard-key rule: every HQL string a session factory is asked to run is
+ * held to {@link ShardKeyRule} once, when Hibernate first translates it, and refused with
+ * {@link ShardKeyMissingException} before any SQL is sent when a sharded entity's key is not
+ * pinned. The verdict is kept per query string, so the rule runs once per distinct query however
+ * often Hibernate translates it again.
+ *
+ * <h2>The scatter-gather API's way through</h2>
+ *
+ * Queries that must run on every shard go through {@link #bypass(Supplier)}, and their text
+ * through {@link #scatterGather(String)}:
+ *
+ * <pre>{@code
+ * List<R> part = QueryGuard.bypass(() -> session
+ *     .createSelectionQuery(QueryGuard.scatterGather(hql), type).getResultList());
+ * }</pre>
+ *
+ * Both are needed because Hibernate caches what it translated under the query string: were the
+ * bare text admitted inside a bypass, a later plain {@code createQuery} with the same text would
+ * reuse that translation and never reach this guard. The marked text is a different string (an
+ * HQL comment in front), so its translation is cached apart and the bare text stays guarded.
+ * Inside a bypass, an unpinned query without the mark is a programming error
+ * ({@link IllegalStateException}); outside a bypass, the mark alone permits nothing.
+ *
+ * <p>Queries that name only reference tables, or that pin every sharded entity, need neither.
+ * Named queries whose declaring entity carries {@code @ScatterGather} are admitted by name.
+ */
+public final class QueryGuard {
+
+  /** The comment {@link #scatterGather(String)} puts in front of a query. */
+  public static final String SCATTER_GATHER_MARK = "/* shardwise:scatter-gather */ ";
+
+  private static final ThreadLocal<int[]> BYPASS = ThreadLocal.withInitial(() -> new int[1]);
+  private static final int MAX_VERDICTS = 4096;
+  private static final int QUOTED_LENGTH = 200;
+  /** The verdict of a query that pins every sharded entity it names. */
+  private static final String ADMITTED = "";
+
+  private final ShardKeyRule rule;
+  private final String unitName;
+  private final Set<String> admittedByName;
+  private final ConcurrentHashMap<String, String> refusals = new ConcurrentHashMap<>();
+  private final LongAdder evaluations = new LongAdder();
+
+  QueryGuard(QueryModel model, String unitName, Set<String> admittedByName) {
+    this.rule = new ShardKeyRule(model);
+    this.unitName = unitName;
+    this.admittedByName = Set.copyOf(admittedByName);
+  }
+
+  // --- the scatter-gather API's bypass --------------------------------------------------------
+
+  /**
+   * Runs {@code work} with the guard lifted for this thread: queries it creates may leave the
+   * shard key unpinned, provided their text went through {@link #scatterGather(String)}. Nests;
+   * the guard is back when the outermost call returns or throws.
+   */
+  public static <T> T bypass(Supplier<T> work) {
+    int[] depth = BYPASS.get();
+    depth[0]++;
+    try {
+      return work.get();
+    } finally {
+      if (--depth[0] == 0) {
+        BYPASS.remove();
+      }
+    }
+  }
+
+  /** The query text to create inside {@link #bypass(Supplier)} when it runs on every shard. */
+  public static String scatterGather(String hql) {
+    return hql.startsWith(SCATTER_GATHER_MARK) ? hql : SCATTER_GATHER_MARK + hql;
+  }
+
+  /** Whether the current thread is inside {@link #bypass(Supplier)}. */
+  public static boolean bypassed() {
+    int[] depth = BYPASS.get();
+    if (depth[0] == 0) {
+      BYPASS.remove();
+      return false;
+    }
+    return true;
+  }
+
+  // --- the check --------------------------------------------------------------------------------
+
+  /**
+   * Admits the query or throws {@link ShardKeyMissingException}. Queries that do not parse are
+   * admitted here: Hibernate's translation reports them, with its own message.
+   */
+  void check(String hql) {
+    String refusal = refusals.get(hql);
+    if (refusal == null) {
+      refusal = evaluate(hql);
+      if (refusals.size() >= MAX_VERDICTS) {
+        refusals.clear();
+      }
+      refusals.put(hql, refusal);
+    }
+    if (refusal.isEmpty()) {
+      return;
+    }
+    if (bypassed()) {
+      if (hql.startsWith(SCATTER_GATHER_MARK)) {
+        return;
+      }
+      throw new IllegalStateException("Inside QueryGuard.bypass, a query that runs on every shard must be"
+          + " created from QueryGuard.scatterGather(hql), so that Hibernate caches its translation apart"
+          + " from the bare text, which stays guarded. Query: \"" + quote(hql) + "\"");
+    }
+    throw new ShardKeyMissingException(refusal);
+  }
+
+  /** How many times the rule itself ran (a verdict found in the cache does not count). */
+  public long evaluations() {
+    return evaluations.sum();
+  }
+
+  private String evaluate(String hql) {
+    evaluations.increment();
+    if (admittedByName.contains(hql)) {
+      return ADMITTED;
+    }
+    List<Unpinned> unpinned = rule.check(hql);
+    if (unpinned == null || unpinned.isEmpty()) {
+      return ADMITTED;
+    }
+    return message(hql, unpinned, unitName);
+  }
+
+  static String message(String hql, List<Unpinned> unpinned, String unitName) {
+    Unpinned first = unpinned.get(0);
+    String key = first.entity().shardKey();
+    String path = first.alias() == null ? key : first.alias() + "." + key;
+    String culprits = unpinned.stream()
+        .map(u -> u.describe() + " (shard key " + u.entity().shardKey() + ")")
+        .collect(Collectors.joining(", "));
+    return "Query \"" + quote(hql) + "\" of persistence unit '" + unitName + "' uses sharded entity "
+        + culprits + " without pinning its shard key: on every branch of the WHERE clause, " + path
+        + " must be compared with = or IN to a parameter or literal. Otherwise it would run on one"
+        + " shard and miss the rows on the others, so it was refused before any SQL was sent."
+        + " Fix: add \"" + path + " = :" + key + "\" to the WHERE clause, or run the query on every"
+        + " shard through the scatter-gather API.";
+  }
+
+  private static String quote(String hql) {
+    String flat = hql.strip().replaceAll("\\s+", " ");
+    return flat.length() <= QUOTED_LENGTH ? flat : flat.substring(0, QUOTED_LENGTH - 3) + "...";
+  }
+}

@@ -1,0 +1,73 @@
+package io.shardwise.hibernate.internal.query;
+
+import io.shardwise.annotations.ScatterGather;
+import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.internal.ShardingModel;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.hibernate.boot.Metadata;
+import org.hibernate.boot.query.NamedHqlQueryDefinition;
+import org.hibernate.mapping.PersistentClass;
+
+/** Arms the runtime shard-key guard of a sharded session factory; called by the integrator. */
+public final class QueryGuards {
+  private QueryGuards() {}
+
+  /**
+   * Builds the guard from the checked sharding model and arms the session factory's translator.
+   *
+   * @throws ShardingConfigurationException when the factory's HQL translator is not
+   *     {@link GuardedHqlTranslator}, naming the property to set
+   */
+  public static void install(GuardedHqlTranslator translator, Metadata metadata, ShardingModel model,
+      String unitName) {
+    if (translator == null) {
+      throw new ShardingConfigurationException("Persistence unit '" + unitName + "' uses Shardwise but its"
+          + " HQL translator is not Shardwise's guard, so queries without a shard key would run on one shard"
+          + " unnoticed: set " + GuardedHqlTranslator.SETTING + " = " + GuardedHqlTranslator.class.getName()
+          + " (Shardwise sets it unless the property is already set to another class)");
+    }
+    translator.arm(new QueryGuard(new MetadataQueryModel(metadata, model), unitName,
+        admittedNamedQueries(metadata)));
+  }
+
+  /** The armed guard of a session factory, or null when it has none (not sharded, or not started). */
+  public static QueryGuard of(org.hibernate.SessionFactory factory) {
+    org.hibernate.query.hql.HqlTranslator translator = factory.unwrap(
+        org.hibernate.engine.spi.SessionFactoryImplementor.class).getSessionFactoryOptions().getCustomHqlTranslator();
+    return translator instanceof GuardedHqlTranslator guarded ? guarded.guard() : null;
+  }
+
+  /** The HQL of named queries declared on an entity that carries {@code @ScatterGather} for them. */
+  private static Set<String> admittedNamedQueries(Metadata metadata) {
+    Set<String> admitted = new HashSet<>();
+    for (PersistentClass pc : metadata.getEntityBindings()) {
+      Class<?> type = pc.getMappedClass();
+      ScatterGather scatter = type == null ? null : type.getAnnotation(ScatterGather.class);
+      if (scatter == null) {
+        continue;
+      }
+      List<String> names = List.of(scatter.queries());
+      for (String name : namedQueriesOf(type)) {
+        NamedHqlQueryDefinition<?> definition = metadata.getNamedHqlQueryMapping(name);
+        if (definition != null && (names.isEmpty() || names.contains(name))) {
+          admitted.add(definition.getHqlString());
+        }
+      }
+    }
+    return admitted;
+  }
+
+  private static List<String> namedQueriesOf(Class<?> type) {
+    List<String> names = new java.util.ArrayList<>();
+    for (jakarta.persistence.NamedQuery q : type.getAnnotationsByType(jakarta.persistence.NamedQuery.class)) {
+      names.add(q.name());
+    }
+    for (org.hibernate.annotations.NamedQuery q
+        : type.getAnnotationsByType(org.hibernate.annotations.NamedQuery.class)) {
+      names.add(q.name());
+    }
+    return names;
+  }
+}
