@@ -149,6 +149,28 @@ class SagaTest {
   }
 
   @Test
+  void recoveryNeverTakesUpASagaItsOwnInstanceIsRunning() throws Exception {
+    sf.close();
+    sf = BankFixture.builder(pg).property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "20").buildSessionFactory();
+    ShardedSessions shards = ShardedSessions.of(sf);
+    shards.sagas().register(transfer());
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    java.util.List<java.util.concurrent.Future<SagaOutcome>> runs = new java.util.ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      long from = i % 2 == 0 ? 1 : 2;
+      long to = i % 2 == 0 ? 3 : 4;
+      String payload = "live" + i + "," + from + "," + to + ",1";
+      runs.add(pool.submit(() -> shards.sagas().run("transfer", payload)));
+    }
+    for (var run : runs) {
+      assertTrue(run.get().completed());
+    }
+    pool.shutdown();
+    assertEquals(0, BankFixture.service(sf).sagas().resumedByRecovery(),
+        "a recovery pass every 20 ms must leave sagas alone while this instance runs them");
+  }
+
+  @Test
   void readersSeeTheMoneyDebitedButNotYetCredited() throws Exception {
     ShardedSessions shards = ShardedSessions.of(sf);
     Sagas sagas = shards.sagas().register(transfer());

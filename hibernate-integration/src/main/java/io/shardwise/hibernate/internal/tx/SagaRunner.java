@@ -66,6 +66,7 @@ public final class SagaRunner {
   private final long backoffMs;
   private final Map<String, Registered> definitions = new ConcurrentHashMap<>();
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.atomic.AtomicLong resumedByRecovery = new java.util.concurrent.atomic.AtomicLong();
   private final Set<String> markerTables = ConcurrentHashMap.newKeySet();
 
   SagaRunner(ShardwiseRuntime runtime, TxLog log, String coordinatorId, CrossShardService service, int maxAttempts,
@@ -94,14 +95,20 @@ public final class SagaRunner {
           + definitions.keySet() + "); call shards.sagas().register(definition) at startup");
     }
     String id = UUID.randomUUID().toString();
-    log.sagaStarted(id, name, payload == null ? "" : payload, coordinatorId);
+    inFlight.add(id); // before the log shows it, so that recovery never takes up a saga being started
+    try {
+      log.sagaStarted(id, name, payload == null ? "" : payload, coordinatorId);
+    } catch (RuntimeException e) {
+      inFlight.remove(id);
+      throw e;
+    }
     return drive(id, registered, payload == null ? "" : payload, "RUNNING", 0);
   }
 
   // --- driving ------------------------------------------------------------------------------
 
+  /** Drives a saga this runner has claimed (its id is in {@code inFlight}); releases the claim at the end. */
   private SagaOutcome drive(String id, Registered registered, String payload, String state, int next) {
-    inFlight.add(id);
     try {
       var steps = registered.definition().steps();
       String failure = null;
@@ -270,6 +277,11 @@ public final class SagaRunner {
 
   // --- recovery -------------------------------------------------------------------------
 
+  /** How many sagas recovery has taken up in this runner (for operators and tests). */
+  public long resumedByRecovery() {
+    return resumedByRecovery.get();
+  }
+
   /** Resumes the unfinished sagas that no live runner is driving and whose definition is registered. */
   void recover(long staleAfterMillis) {
     var unfinished = log.unfinishedSagas();
@@ -280,15 +292,22 @@ public final class SagaRunner {
     for (TxLog.SagaRow row : unfinished) {
       Registered registered = definitions.get(row.name());
       boolean mine = coordinatorId.equals(row.coordinator());
-      if (registered == null || (mine && inFlight.contains(row.id()))
-          || (!mine && live.contains(row.coordinator()))) {
+      if (registered == null || (!mine && live.contains(row.coordinator()))) {
         continue;
       }
-      if (!mine && !log.claimSaga(row.id(), row.coordinator(), coordinatorId)) {
+      if (!inFlight.add(row.id())) {
+        continue; // a runner of this instance is driving it right now
+      }
+      // the list above is a snapshot: the saga may have moved on (or finished) since
+      TxLog.SagaRow fresh = log.saga(row.id());
+      boolean unfinished = fresh != null && (fresh.state().equals("RUNNING") || fresh.state().equals("COMPENSATING"));
+      if (!unfinished || (!mine && !log.claimSaga(row.id(), row.coordinator(), coordinatorId))) {
+        inFlight.remove(row.id());
         continue;
       }
       try {
-        SagaOutcome outcome = drive(row.id(), registered, row.payload(), row.state(), row.nextStep());
+        resumedByRecovery.incrementAndGet();
+        SagaOutcome outcome = drive(row.id(), registered, fresh.payload(), fresh.state(), fresh.nextStep());
         LOG.log(System.Logger.Level.INFO, "Recovery resumed saga " + row.id() + " (" + row.name() + ") from "
             + row.state() + " at step " + row.nextStep() + ": " + outcome.state());
       } catch (RuntimeException e) {
