@@ -33,11 +33,14 @@ import java.lang.annotation.Target;
  *   <li>on a field: the query string held by that constant.</li>
  * </ul>
  *
- * <p>It states intent at build time only; running a query on every shard still goes through
- * Shardwise's scatter-gather API at run time.
+ * <p>At build time it states intent. At run time (hence runtime retention) Shardwise's
+ * scatter-gather API reads it from the entity that declares a named query:
+ * {@code shards.scatter().createNamedQuery("PurchaseOrder.late", PurchaseOrder.class)} runs only
+ * when that entity allows the query here. Other queries still scatter only through
+ * {@code shards.scatter().createQuery(...)}.
  */
 @Documented
-@Retention(RetentionPolicy.CLASS)
+@Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.TYPE, ElementType.METHOD, ElementType.FIELD})
 public @interface ScatterGather {
 

@@ -64,6 +64,11 @@ public final class ShardedSessions {
     return ShardContext.use(runtime.shardFor(key));
   }
 
+  /** Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. */
+  public ScatterGather scatter() {
+    return new ScatterGather(this, runtime);
+  }
+
   public Set<String> shardIds() {
     return runtime.shardMap().shards().keySet();
   }

@@ -14,6 +14,7 @@ import io.shardwise.hibernate.InMemoryPinStore;
 import io.shardwise.hibernate.Pin;
 import io.shardwise.hibernate.PinStore;
 import io.shardwise.hibernate.ReplicaStatus;
+import io.shardwise.hibernate.internal.scatter.ScatterExecutor;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -48,6 +49,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
   private final AtomicInteger roundRobin = new AtomicInteger();
   private final LongAdder replicaReads = new LongAdder();
   private final LongAdder primaryReads = new LongAdder();
+  private ScatterExecutor scatterExecutor;
 
   private ShardwiseRuntime(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.config = config;
@@ -321,8 +323,22 @@ public final class ShardwiseRuntime implements AutoCloseable {
     }
   }
 
+  /** The scatter-gather thread pool, started on first use so that runtimes that never scatter pay nothing. */
+  public synchronized ScatterExecutor scatterExecutor() {
+    if (scatterExecutor == null) {
+      scatterExecutor = ScatterExecutor.forUnit(config.unitName(), config.shardwiseProperties(),
+          routing.map().shards().size());
+    }
+    return scatterExecutor;
+  }
+
   @Override
   public void close() {
+    synchronized (this) {
+      if (scatterExecutor != null) {
+        scatterExecutor.close();
+      }
+    }
     monitor.close();
     try {
       maps.close();
