@@ -167,10 +167,12 @@ public final class ScatterQuery<T> {
           + " result with onShardFailure(PARTIAL)", outcome.missing(), cause);
     }
     List<List<Object[]>> perShard = new ArrayList<>();
+    Map<String, Integer> shardRows = new LinkedHashMap<>();
     for (String shardId : tasks.keySet()) {
       List<Object[]> rows = outcome.results().get(shardId);
       if (rows != null) {
         perShard.add(rows);
+        shardRows.put(shardId, rows.size());
       }
     }
     List<Object[]> merged = ScatterMerge.merge(plan, perShard, offset, limit);
@@ -183,7 +185,7 @@ public final class ScatterQuery<T> {
       Object[] lastRow = merged.get(merged.size() - 1);
       last = plan.sortKeys().stream().map(k -> lastRow[k.slot()]).toArray();
     }
-    return new ScatterResult<>(List.copyOf(rows), Map.copyOf(outcome.missing()), Map.copyOf(outcome.times()),
+    return new ScatterResult<>(List.copyOf(rows), Map.copyOf(outcome.missing()), Map.copyOf(outcome.times()), Map.copyOf(shardRows),
         Duration.ofNanos(System.nanoTime() - started), last);
   }
 

@@ -110,7 +110,7 @@ public final class ScatterPlanner {
         aggregated |= selection.getSelectableNode() instanceof SqmAggregateFunction<?>;
       }
       for (SqmSelection<?> selection : selections) {
-        addSelection(selection.getSelectableNode(), aggregated);
+        addSelection(selection.getSelectableNode());
       }
       int selectionCount = slots.size();
 
@@ -179,9 +179,9 @@ public final class ScatterPlanner {
           List.copyOf(slots), selectionCount, List.copyOf(sortKeys), List.copyOf(sortKeyHql), limit, offset);
     }
 
-    private void addSelection(SqmSelectableNode<?> node, boolean aggregated) {
+    private void addSelection(SqmSelectableNode<?> node) {
       String text = text(node);
-      if (node instanceof SqmAggregateFunction<?> && node instanceof SqmFunction<?> function) {
+      if (node instanceof SqmAggregateFunction<?> aggregate && node instanceof SqmFunction<?> function) {
         String name = function.getFunctionName().toLowerCase(Locale.ROOT);
         for (Object argument : function.getArguments()) {
           if (argument instanceof SqmDistinct<?>) {
@@ -209,11 +209,28 @@ public final class ScatterPlanner {
         }
         return;
       }
-      if (aggregated && containsAggregate(node)) {
+      if (containsAggregate(node)) {
         throw refuse("an aggregate is used inside an expression (" + text + ")",
             "select the aggregate itself and compute the expression from the merged row");
       }
       addKey(text);
+    }
+
+    /**
+     * An aggregate call as HQL. Hibernate's own rendering of aggregate nodes leaves the arguments
+     * out, so the call is spelled here from its parts: name, arguments, FILTER.
+     */
+    private String aggregateText(String name, SqmFunction<?> function, SqmAggregateFunction<?> aggregate) {
+      StringBuilder sb = new StringBuilder(name).append('(');
+      List<? extends org.hibernate.query.sqm.tree.SqmTypedNode<?>> arguments = function.getArguments();
+      for (int i = 0; i < arguments.size(); i++) {
+        sb.append(i == 0 ? "" : ", ").append(text(arguments.get(i)));
+      }
+      sb.append(')');
+      if (aggregate.getFilter() != null) {
+        sb.append(" filter (where ").append(text(aggregate.getFilter())).append(')');
+      }
+      return sb.toString();
     }
 
     private void addAggregate(String text, Merge merge) {
@@ -308,6 +325,9 @@ public final class ScatterPlanner {
     }
 
     private String text(SqmVisitableNode node) {
+      if (node instanceof SqmAggregateFunction<?> aggregate && node instanceof SqmFunction<?> function) {
+        return aggregateText(function.getFunctionName().toLowerCase(Locale.ROOT), function, aggregate);
+      }
       StringBuilder sb = new StringBuilder();
       node.appendHqlString(sb, render);
       return sb.toString();
