@@ -148,6 +148,7 @@ class ScatterGatherPropertyTest {
     refusals.put("select distinct s.region from Sale s order by s.status", "does not select");
     refusals.put("select s.region, count(s) from Sale s group by s.region order by s.status", "does not select");
     refusals.put("select listagg(s.region, ',') within group (order by s.region) from Sale s", "ordered-set");
+    refusals.put("select every(s.amount > 0) from Sale s", "cannot be merged from per-shard results");
     refusals.put("update Sale s set s.amount = 1", "not a select");
     refusals.forEach((hql, construct) -> {
       UnsupportedScatterQueryException e = assertThrows(UnsupportedScatterQueryException.class,

@@ -67,7 +67,7 @@ public final class ScatterExecutor implements AutoCloseable {
       running.keySet().forEach(f -> f.cancel(true));
       throw new io.shardwise.hibernate.ScatterGatherException("The scatter-gather executor of persistence unit '"
           + unitName + "' is saturated (" + pool.getMaximumPoolSize() + " threads busy, " + pool.getQueue().size()
-          + " fan-outs queued); raise " + SCATTER_THREADS + " or run fewer scatter queries at once",
+          + " shard tasks queued); raise " + SCATTER_THREADS + " or run fewer scatter queries at once",
           Map.of(), e);
     }
     while (!running.isEmpty()) {
@@ -111,7 +111,7 @@ public final class ScatterExecutor implements AutoCloseable {
   /** The setting that sizes the pool; default twice the shard count, at least 4, at most 64. */
   public static final String SCATTER_THREADS = "shardwise.scatter.threads";
 
-  /** A pool sized by {@value #SCATTER_THREADS}, with room in the queue for 16 fan-outs per thread. */
+  /** A pool sized by {@value #SCATTER_THREADS}, with room in the queue for 16 shard tasks per thread. */
   public static ScatterExecutor forUnit(String unitName, Map<String, String> settings, int shards) {
     String raw = settings.get(SCATTER_THREADS);
     int threads = Math.min(64, Math.max(4, 2 * shards));
