@@ -14,6 +14,7 @@ import io.shardwise.hibernate.InMemoryPinStore;
 import io.shardwise.hibernate.Pin;
 import io.shardwise.hibernate.PinStore;
 import io.shardwise.hibernate.ReplicaStatus;
+import io.shardwise.hibernate.internal.globalindex.GlobalIndexes;
 import io.shardwise.hibernate.internal.scatter.ScatterExecutor;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -50,6 +51,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
   private final LongAdder replicaReads = new LongAdder();
   private final LongAdder primaryReads = new LongAdder();
   private ScatterExecutor scatterExecutor;
+  private final GlobalIndexes globalIndexes = new GlobalIndexes(this);
 
   private ShardwiseRuntime(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.config = config;
@@ -321,6 +323,11 @@ public final class ShardwiseRuntime implements AutoCloseable {
         schemaTarget.remove();
       }
     }
+  }
+
+  /** The {@code @GlobalIndex} lookup tables: maintained by event listeners, read by {@code findBy}. */
+  public GlobalIndexes globalIndexes() {
+    return globalIndexes;
   }
 
   /** The scatter-gather thread pool, started on first use so that runtimes that never scatter pay nothing. */
