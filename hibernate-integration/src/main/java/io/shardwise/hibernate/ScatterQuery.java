@@ -1,5 +1,6 @@
 package io.shardwise.hibernate;
 
+import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardwiseRuntime;
 import io.shardwise.hibernate.internal.scatter.ScatterExecutor;
 import io.shardwise.hibernate.internal.scatter.ScatterMerge;
@@ -138,7 +139,11 @@ public final class ScatterQuery<T> {
   public ScatterResult<T> getResult() {
     long started = System.nanoTime();
     long deadlineNanos = started + deadline.toNanos();
-    ScatterPlan plan = ScatterPlanner.plan(shards.sessionFactory().unwrap(SessionFactoryImplementor.class), hql);
+    ScatterPlan plan = ScatterPlanner.plan(shards.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
+        type -> {
+          ShardedEntity entity = runtime.model().byClass(type);
+          return entity == null ? null : entity.reference();
+        });
     boolean single = plan.selectionCount() == 1 && resultType != Object[].class;
     if (!single && resultType != Object[].class && resultType != Object.class) {
       throw new IllegalArgumentException("[" + hql + "] selects " + plan.selectionCount() + " values: ask for"
@@ -155,6 +160,9 @@ public final class ScatterQuery<T> {
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     for (String shardId : shards.shardIds()) {
       tasks.put(shardId, () -> runOnShard(shardId, shardHql, keysetParameters, perShardMax, deadlineNanos));
+      if (plan.oneShard()) {
+        break; // reference tables only: every shard holds the same rows
+      }
     }
     ScatterExecutor.Outcome<List<Object[]>> outcome =
         runtime.scatterExecutor().run(tasks, deadlineNanos, policy == ShardFailurePolicy.FAIL);

@@ -16,7 +16,8 @@ final class ScatterFixture {
   private ScatterFixture() {}
 
   static SessionFactory sharded(PostgresTopology pg) {
-    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Sale.class).schema("create")
+    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Sale.class, RegionName.class)
+        .schema("create")
         .property(ShardwiseSettings.CONNECTION_TIMEOUT, "1000");
     for (PostgresShard shard : pg.shards()) {
       b.shard("shard" + shard.index(), shard.primary().jdbcUrl());

@@ -91,6 +91,26 @@ class ScatterGatherPropertyTest {
   }
 
   @Test
+  void aQueryOverReferenceTablesOnlyIsAnsweredByOneShardNotMultipliedByAll(PostgresTopology pg) throws SQLException {
+    for (int i = 0; i < 3; i++) {
+      ScatterFixture.execute(pg.shard(i), "TRUNCATE region_name");
+      ScatterFixture.execute(pg.shard(i), "INSERT INTO region_name (code, label) VALUES ('north', 'North'),"
+          + " ('south', 'South'), ('east', 'East')");
+    }
+    ScatterResult<Long> count = shards.scatter().createQuery("select count(r) from RegionName r", Long.class).getResult();
+    assertEquals(List.of(3L), count.rows());
+    assertEquals(1, count.shardRows().size());
+    assertEquals(List.of("east", "north", "south"), shards.scatter()
+        .createQuery("select r.code from RegionName r order by r.code", String.class).getResultList());
+    // a sharded entity in the FROM clause makes it a real scatter again
+    ScatterResult<Long> joined = shards.scatter().createQuery("select count(s) from Sale s, RegionName r"
+        + " where r.code = s.region", Long.class).getResult();
+    assertEquals(3, joined.shardRows().size());
+    assertEquals(unsharded.fromSession(s -> s.createSelectionQuery("select count(s) from Sale s where s.region in"
+        + " ('north', 'south', 'east')", Long.class).getSingleResult()), joined.rows().get(0));
+  }
+
+  @Test
   void limitAndOffsetWrittenInTheHqlAreMergedLikeSetMaxResults() {
     Case c = new Case("select s.id, s.amount from Sale s order by s.amount desc nulls last, s.id limit 7 offset 5",
         Map.of(), -1, -1, true);

@@ -19,10 +19,12 @@ import java.util.List;
  * @param sortKeyHql the HQL text of each ORDER BY expression (for keyset predicates)
  * @param limit a LIMIT written in the HQL, or -1
  * @param offset an OFFSET written in the HQL, or 0
+ * @param oneShard the query reads only reference tables, whose rows every shard holds alike: one
+ *     shard answers
  */
 public record ScatterPlan(Shape shape, String select, String from, String where, String groupBy, String orderBy,
     List<Column> columns, List<Slot> slots, int selectionCount, List<SortKey> sortKeys, List<String> sortKeyHql,
-    long limit, long offset) {
+    long limit, long offset, boolean oneShard) {
 
   /** How per-shard rows are combined. */
   public enum Shape {

@@ -10,6 +10,7 @@ import jakarta.persistence.criteria.Nulls;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.query.SortDirection;
 import org.hibernate.query.common.FetchClauseType;
@@ -18,6 +19,9 @@ import org.hibernate.query.sqm.tree.SqmRenderContext;
 import org.hibernate.query.sqm.tree.SqmStatement;
 import org.hibernate.query.sqm.tree.SqmVisitableNode;
 import org.hibernate.query.sqm.tree.expression.SqmAggregateFunction;
+import org.hibernate.query.sqm.tree.from.SqmFrom;
+import org.hibernate.query.sqm.tree.from.SqmJoin;
+import org.hibernate.query.sqm.tree.from.SqmRoot;
 import org.hibernate.query.sqm.tree.expression.SqmAliasedNodeRef;
 import org.hibernate.query.sqm.tree.expression.SqmDistinct;
 import org.hibernate.query.sqm.tree.expression.SqmExpression;
@@ -55,9 +59,19 @@ import org.hibernate.query.sqm.tree.select.SqmSubQuery;
 public final class ScatterPlanner {
   private ScatterPlanner() {}
 
+  /** Plans a query over entities that are all sharded (tests, and runtimes without reference tables). */
   public static ScatterPlan plan(SessionFactoryImplementor sessionFactory, String hql) {
+    return plan(sessionFactory, hql, type -> null);
+  }
+
+  /**
+   * @param referenceTable for an entity class: true for a reference table (the same rows on every
+   *     shard), false for a sharded entity, null for anything else
+   */
+  public static ScatterPlan plan(SessionFactoryImplementor sessionFactory, String hql,
+      Function<Class<?>, Boolean> referenceTable) {
     SqmStatement<?> statement = sessionFactory.getQueryEngine().interpretHql(hql, null).getSqmStatement();
-    return new Builder(hql, statement).build();
+    return new Builder(hql, statement, referenceTable).build();
   }
 
   private static final class Builder {
@@ -68,9 +82,34 @@ public final class ScatterPlanner {
     private final List<Slot> slots = new ArrayList<>();
     private final List<String> slotHql = new ArrayList<>();
 
-    Builder(String hql, SqmStatement<?> statement) {
+    private final Function<Class<?>, Boolean> referenceTable;
+
+    Builder(String hql, SqmStatement<?> statement, Function<Class<?>, Boolean> referenceTable) {
       this.hql = hql;
       this.statement = statement;
+      this.referenceTable = referenceTable;
+    }
+
+    /**
+     * True when the FROM clause reads reference tables and no sharded entity: every shard holds
+     * the same rows, so one shard must answer alone (all of them would multiply every row and count).
+     */
+    private boolean readsOnlyReferenceTables(SqmQuerySpec<?> spec) {
+      boolean[] seen = new boolean[2]; // [reference, sharded]
+      for (SqmRoot<?> root : spec.getFromClause().getRoots()) {
+        classify(root, seen);
+      }
+      return seen[0] && !seen[1];
+    }
+
+    private void classify(SqmFrom<?, ?> from, boolean[] seen) {
+      Boolean reference = referenceTable.apply(from.getJavaType());
+      if (reference != null) {
+        seen[reference ? 0 : 1] = true;
+      }
+      for (SqmJoin<?, ?> join : from.getSqmJoins()) {
+        classify(join, seen);
+      }
     }
 
     ScatterPlan build() {
@@ -176,7 +215,8 @@ public final class ScatterPlanner {
         throw refuse("it fetches " + spec.getFetchClauseType(), "use a plain LIMIT or setMaxResults");
       }
       return new ScatterPlan(shape, selectText.toString(), from, where, groupByText, orderBy, List.copyOf(columns),
-          List.copyOf(slots), selectionCount, List.copyOf(sortKeys), List.copyOf(sortKeyHql), limit, offset);
+          List.copyOf(slots), selectionCount, List.copyOf(sortKeys), List.copyOf(sortKeyHql), limit, offset,
+          readsOnlyReferenceTables(spec));
     }
 
     private void addSelection(SqmSelectableNode<?> node) {
