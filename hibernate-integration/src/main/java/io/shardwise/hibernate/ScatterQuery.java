@@ -142,7 +142,7 @@ public final class ScatterQuery<T> {
     ScatterPlan plan = ScatterPlanner.plan(shards.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
         type -> {
           ShardedEntity entity = runtime.model().byClass(type);
-          return entity == null ? null : entity.reference();
+          return entity == null ? null : entity.reference() ? ScatterPlanner.REFERENCE : entity.group();
         });
     boolean single = plan.selectionCount() == 1 && resultType != Object[].class;
     if (!single && resultType != Object[].class && resultType != Object.class) {

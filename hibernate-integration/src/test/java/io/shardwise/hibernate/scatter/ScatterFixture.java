@@ -16,7 +16,7 @@ final class ScatterFixture {
   private ScatterFixture() {}
 
   static SessionFactory sharded(PostgresTopology pg) {
-    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Sale.class, RegionName.class)
+    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Sale.class, RegionName.class, Customer.class)
         .schema("create")
         .property(ShardwiseSettings.CONNECTION_TIMEOUT, "1000");
     for (PostgresShard shard : pg.shards()) {

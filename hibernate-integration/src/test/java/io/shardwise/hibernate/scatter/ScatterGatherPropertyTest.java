@@ -169,6 +169,7 @@ class ScatterGatherPropertyTest {
     refusals.put("select s.region, count(s) from Sale s group by s.region order by s.status", "does not select");
     refusals.put("select listagg(s.region, ',') within group (order by s.region) from Sale s", "ordered-set");
     refusals.put("select every(s.amount > 0) from Sale s", "cannot be merged from per-shard results");
+    refusals.put("select count(s) from Sale s, Customer c where c.id = s.merchantId", "different co-location groups");
     refusals.put("update Sale s set s.amount = 1", "not a select");
     refusals.forEach((hql, construct) -> {
       UnsupportedScatterQueryException e = assertThrows(UnsupportedScatterQueryException.class,

@@ -57,6 +57,9 @@ import org.hibernate.query.sqm.tree.select.SqmSubQuery;
  * </ul>
  */
 public final class ScatterPlanner {
+  /** What {@code placement} answers for a reference table. */
+  public static final String REFERENCE = "";
+
   private ScatterPlanner() {}
 
   /** Plans a query over entities that are all sharded (tests, and runtimes without reference tables). */
@@ -65,13 +68,13 @@ public final class ScatterPlanner {
   }
 
   /**
-   * @param referenceTable for an entity class: true for a reference table (the same rows on every
-   *     shard), false for a sharded entity, null for anything else
+   * @param placement for an entity class: {@link #REFERENCE} for a reference table (the same rows
+   *     on every shard), its co-location group's name for a sharded entity, null for anything else
    */
   public static ScatterPlan plan(SessionFactoryImplementor sessionFactory, String hql,
-      Function<Class<?>, Boolean> referenceTable) {
+      Function<Class<?>, String> placement) {
     SqmStatement<?> statement = sessionFactory.getQueryEngine().interpretHql(hql, null).getSqmStatement();
-    return new Builder(hql, statement, referenceTable).build();
+    return new Builder(hql, statement, placement).build();
   }
 
   private static final class Builder {
@@ -82,12 +85,12 @@ public final class ScatterPlanner {
     private final List<Slot> slots = new ArrayList<>();
     private final List<String> slotHql = new ArrayList<>();
 
-    private final Function<Class<?>, Boolean> referenceTable;
+    private final Function<Class<?>, String> placement;
 
-    Builder(String hql, SqmStatement<?> statement, Function<Class<?>, Boolean> referenceTable) {
+    Builder(String hql, SqmStatement<?> statement, Function<Class<?>, String> placement) {
       this.hql = hql;
       this.statement = statement;
-      this.referenceTable = referenceTable;
+      this.placement = placement;
     }
 
     /**
@@ -95,17 +98,23 @@ public final class ScatterPlanner {
      * the same rows, so one shard must answer alone (all of them would multiply every row and count).
      */
     private boolean readsOnlyReferenceTables(SqmQuerySpec<?> spec) {
-      boolean[] seen = new boolean[2]; // [reference, sharded]
+      java.util.Set<String> seen = new java.util.TreeSet<>();
       for (SqmRoot<?> root : spec.getFromClause().getRoots()) {
         classify(root, seen);
       }
-      return seen[0] && !seen[1];
+      boolean reference = seen.remove(REFERENCE);
+      if (seen.size() > 1) {
+        throw refuse("it joins sharded entities of different co-location groups " + seen + ", whose matching rows"
+            + " may sit on different shards", "co-locate the entities (@CoLocated), or query each group on its own"
+            + " and join in Java");
+      }
+      return reference && seen.isEmpty();
     }
 
-    private void classify(SqmFrom<?, ?> from, boolean[] seen) {
-      Boolean reference = referenceTable.apply(from.getJavaType());
-      if (reference != null) {
-        seen[reference ? 0 : 1] = true;
+    private void classify(SqmFrom<?, ?> from, java.util.Set<String> seen) {
+      String where = placement.apply(from.getJavaType());
+      if (where != null) {
+        seen.add(where);
       }
       for (SqmJoin<?, ?> join : from.getSqmJoins()) {
         classify(join, seen);
