@@ -33,9 +33,11 @@ import java.lang.annotation.Target;
  *   <li>on a field: the query string held by that constant.</li>
  * </ul>
  *
- * <p>It states intent; running a query on every shard still goes through Shardwise's
- * scatter-gather API at run time. The runtime guard reads it (hence run-time retention) only to
- * admit the named queries it covers when Hibernate checks them at startup.
+ * <p>At build time it states intent. At run time (hence runtime retention) Shardwise reads it
+ * twice: the runtime query guard admits the named queries it covers when Hibernate checks them at
+ * startup, and the scatter-gather API runs such a named query only when its entity allows it here:
+ * {@code shards.scatter().createNamedQuery("PurchaseOrder.late", PurchaseOrder.class)}. Other
+ * queries scatter only through {@code shards.scatter().createQuery(...)}.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

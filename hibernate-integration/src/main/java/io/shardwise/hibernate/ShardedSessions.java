@@ -64,6 +64,32 @@ public final class ShardedSessions {
     return ShardContext.use(runtime.shardFor(key));
   }
 
+  /** Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. */
+  public ScatterGather scatter() {
+    return new ScatterGather(this, runtime);
+  }
+
+  /**
+   * The entity whose {@code @GlobalIndex} attribute holds {@code value}: one index lookup on the
+   * value's shard, then a load from the entity's shard, verified to really hold the value.
+   */
+  public <T> java.util.Optional<T> findBy(Class<T> type, String attribute, Object value) {
+    return findAllBy(type, attribute, value).stream().findFirst();
+  }
+
+  /** Every entity whose {@code @GlobalIndex} attribute holds {@code value} (verified, like {@link #findBy}). */
+  public <T> java.util.List<T> findAllBy(Class<T> type, String attribute, Object value) {
+    return runtime.globalIndexes().find(type, attribute, value);
+  }
+
+  /**
+   * Indexes entities stored before their {@code @GlobalIndex} existed, shard by shard in batches,
+   * reporting progress after each batch; safe to run again. Returns how many entities it indexed.
+   */
+  public long backfillGlobalIndex(Class<?> type, String attribute, java.util.function.Consumer<BackfillProgress> progress) {
+    return runtime.globalIndexes().backfill(type, attribute, progress);
+  }
+
   public Set<String> shardIds() {
     return runtime.shardMap().shards().keySet();
   }

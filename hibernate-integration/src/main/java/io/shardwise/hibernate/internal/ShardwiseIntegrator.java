@@ -59,6 +59,13 @@ public final class ShardwiseIntegrator implements Integrator {
     listeners.prependListeners(EventType.PRE_UPDATE, guard);
     listeners.prependListeners(EventType.PRE_DELETE, guard);
 
+    // after the guard: index rows are written only for writes it let through
+    runtime.globalIndexes().bind(sessionFactory);
+    listeners.appendListeners(EventType.PRE_INSERT, runtime.globalIndexes());
+    listeners.appendListeners(EventType.PRE_UPDATE, runtime.globalIndexes());
+    listeners.appendListeners(EventType.POST_COMMIT_UPDATE, runtime.globalIndexes());
+    listeners.appendListeners(EventType.POST_COMMIT_DELETE, runtime.globalIndexes());
+
     manageSchema(metadata, registry, settings, runtime);
   }
 

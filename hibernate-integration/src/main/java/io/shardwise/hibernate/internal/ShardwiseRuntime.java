@@ -14,6 +14,8 @@ import io.shardwise.hibernate.InMemoryPinStore;
 import io.shardwise.hibernate.Pin;
 import io.shardwise.hibernate.PinStore;
 import io.shardwise.hibernate.ReplicaStatus;
+import io.shardwise.hibernate.internal.globalindex.GlobalIndexes;
+import io.shardwise.hibernate.internal.scatter.ScatterExecutor;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -49,6 +51,8 @@ public final class ShardwiseRuntime implements AutoCloseable {
   private final LongAdder replicaReads = new LongAdder();
   private final LongAdder primaryReads = new LongAdder();
   private volatile io.shardwise.hibernate.internal.tx.CrossShardService crossShard;
+  private ScatterExecutor scatterExecutor;
+  private final GlobalIndexes globalIndexes = new GlobalIndexes(this);
 
   private ShardwiseRuntime(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.config = config;
@@ -341,10 +345,29 @@ public final class ShardwiseRuntime implements AutoCloseable {
     }
   }
 
+  /** The {@code @GlobalIndex} lookup tables: maintained by event listeners, read by {@code findBy}. */
+  public GlobalIndexes globalIndexes() {
+    return globalIndexes;
+  }
+
+  /** The scatter-gather thread pool, started on first use so that runtimes that never scatter pay nothing. */
+  public synchronized ScatterExecutor scatterExecutor() {
+    if (scatterExecutor == null) {
+      scatterExecutor = ScatterExecutor.forUnit(config.unitName(), config.shardwiseProperties(),
+          routing.map().shards().size());
+    }
+    return scatterExecutor;
+  }
+
   @Override
   public void close() {
     if (crossShard != null) {
       crossShard.close();
+    }
+    synchronized (this) {
+      if (scatterExecutor != null) {
+        scatterExecutor.close();
+      }
     }
     monitor.close();
     try {

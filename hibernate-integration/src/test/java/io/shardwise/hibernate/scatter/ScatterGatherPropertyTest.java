@@ -1,0 +1,334 @@
+package io.shardwise.hibernate.scatter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.shardwise.hibernate.ScatterQuery;
+import io.shardwise.hibernate.ScatterResult;
+import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.UnsupportedScatterQueryException;
+import io.shardwise.testkit.PostgresTopology;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import java.math.BigDecimal;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+import org.hibernate.SessionFactory;
+import org.hibernate.query.SelectionQuery;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scatter-gather over three shards against the same rows in one unsharded database: random queries
+ * drawn from every supported shape must give identical results (in order where the ORDER BY fixes
+ * it); unsupported shapes must be refused, never answered.
+ */
+@ShardedPostgres(shards = 3, scope = ShardedPostgres.Scope.RUN)
+class ScatterGatherPropertyTest {
+  private static final String[] REGIONS = {"north", "south", "east", "west", "central"};
+  private static final String[] STATUSES = {"new", "paid", "shipped"};
+  private static final long SEED = Long.getLong("scatter.seed", 20261129L);
+
+  private static SessionFactory sharded;
+  private static SessionFactory unsharded;
+  private static ShardedSessions shards;
+
+  @BeforeAll
+  static void start(PostgresTopology pg) throws SQLException {
+    sharded = ScatterFixture.sharded(pg);
+    unsharded = ScatterFixture.unsharded(pg);
+    shards = ShardedSessions.of(sharded);
+    Random random = new Random(SEED);
+    Map<Long, List<Sale>> byMerchant = new HashMap<>();
+    for (long id = 1; id <= 240; id++) {
+      long merchant = 1 + random.nextInt(40);
+      Integer amount = random.nextInt(10) == 0 ? null : random.nextInt(500);
+      BigDecimal price = random.nextInt(20) == 0 ? null : BigDecimal.valueOf(random.nextInt(10_000), 2);
+      byMerchant.computeIfAbsent(merchant, m -> new ArrayList<>()).add(new Sale(id, merchant,
+          REGIONS[random.nextInt(REGIONS.length)], STATUSES[random.nextInt(STATUSES.length)], amount, price));
+    }
+    byMerchant.forEach((merchant, sales) -> shards.forKey(merchant).inTransaction(s -> sales.forEach(s::persist)));
+    unsharded.inTransaction(s -> byMerchant.values().forEach(sales -> sales.forEach(s::persist)));
+    for (int i = 0; i < 3; i++) {
+      assertTrue(ScatterFixture.count(pg.shard(i), "SELECT count(*) FROM sale") > 0, "shard " + i + " holds sales");
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (sharded != null) {
+      sharded.close();
+    }
+    if (unsharded != null) {
+      unsharded.close();
+    }
+  }
+
+  /** A generated query: its HQL, parameters, paging, and whether its ORDER BY fixes the row order. */
+  private record Case(String hql, Map<String, Object> parameters, int first, int max, boolean ordered) {}
+
+  @Test
+  void randomQueriesOfEverySupportedShapeMatchOneUnshardedDatabase() {
+    Random random = new Random(SEED + 1);
+    int withRows = 0;
+    for (int i = 0; i < 120; i++) {
+      Case c = generate(random);
+      List<List<Object>> expected = canonical(unshardedRows(c), c.ordered());
+      List<List<Object>> actual = canonical(scatterRows(c), c.ordered());
+      assertEquals(expected, actual, "seed " + SEED + ", query " + i + ": " + c);
+      withRows += expected.isEmpty() ? 0 : 1;
+    }
+    assertTrue(withRows >= 100, "most generated queries return rows, so the comparison means something: " + withRows);
+  }
+
+  @Test
+  void aQueryOverReferenceTablesOnlyIsAnsweredByOneShardNotMultipliedByAll(PostgresTopology pg) throws SQLException {
+    for (int i = 0; i < 3; i++) {
+      ScatterFixture.execute(pg.shard(i), "TRUNCATE region_name");
+      ScatterFixture.execute(pg.shard(i), "INSERT INTO region_name (code, label) VALUES ('north', 'North'),"
+          + " ('south', 'South'), ('east', 'East')");
+    }
+    ScatterResult<Long> count = shards.scatter().createQuery("select count(r) from RegionName r", Long.class).getResult();
+    assertEquals(List.of(3L), count.rows());
+    assertEquals(1, count.shardRows().size());
+    assertEquals(List.of("east", "north", "south"), shards.scatter()
+        .createQuery("select r.code from RegionName r order by r.code", String.class).getResultList());
+    // a sharded entity in the FROM clause makes it a real scatter again
+    ScatterResult<Long> joined = shards.scatter().createQuery("select count(s) from Sale s, RegionName r"
+        + " where r.code = s.region", Long.class).getResult();
+    assertEquals(3, joined.shardRows().size());
+    assertEquals(unsharded.fromSession(s -> s.createSelectionQuery("select count(s) from Sale s where s.region in"
+        + " ('north', 'south', 'east')", Long.class).getSingleResult()), joined.rows().get(0));
+  }
+
+  @Test
+  void limitAndOffsetWrittenInTheHqlAreMergedLikeSetMaxResults() {
+    Case c = new Case("select s.id, s.amount from Sale s order by s.amount desc nulls last, s.id limit 7 offset 5",
+        Map.of(), -1, -1, true);
+    List<Object[]> rows = scatterRows(c);
+    assertEquals(7, rows.size());
+    assertEquals(canonical(unshardedRows(c), true), canonical(rows, true));
+  }
+
+  @Test
+  void keysetPagesAcrossShardsConcatenateToTheWholeOrderAndHoldAtMostAPagePerShard() {
+    String hql = "from Sale s where s.amount is not null order by s.amount desc, s.id";
+    List<Long> expected = unsharded.fromSession(s -> s.createSelectionQuery(hql, Sale.class).getResultList())
+        .stream().map(Sale::getId).toList();
+    List<Long> paged = new ArrayList<>();
+    Object[] last = null;
+    int pages = 0;
+    while (true) {
+      ScatterQuery<Sale> q = shards.scatter().createQuery(hql, Sale.class).setMaxResults(9);
+      if (last != null) {
+        q.after(last);
+      }
+      ScatterResult<Sale> page = q.getResult();
+      page.shardRows().forEach((shard, n) -> assertTrue(n <= 9, shard + " sent " + n + " rows for a page of 9"));
+      if (page.rows().isEmpty()) {
+        break;
+      }
+      page.rows().forEach(sale -> paged.add(sale.getId()));
+      last = page.lastSortKey();
+      pages++;
+    }
+    assertEquals(expected, paged);
+    assertTrue(pages > 10, "several pages: " + pages);
+  }
+
+  @Test
+  void namedQueriesScatterOnlyWhenTheirEntityAllowsIt() {
+    List<Object[]> byRegion = shards.scatter().createNamedQuery("Sale.byRegion", Object[].class).getResultList();
+    List<Object[]> expected = unsharded.fromSession(
+        s -> s.createNamedSelectionQuery("Sale.byRegion", Object[].class).getResultList());
+    assertEquals(canonical(expected, true), canonical(byRegion, true));
+    UnsupportedScatterQueryException e = assertThrows(UnsupportedScatterQueryException.class,
+        () -> shards.scatter().createNamedQuery("Sale.all", Sale.class));
+    assertTrue(e.getMessage().contains("@ScatterGather(queries = \"Sale.all\")"), e.getMessage());
+  }
+
+  @Test
+  void shapesThatMergingCannotAnswerAreRefusedWithWhatToDo() {
+    Map<String, String> refusals = new java.util.LinkedHashMap<>();
+    refusals.put("select s.id from Sale s where s.amount > (select avg(x.amount) from Sale x)", "subquery");
+    refusals.put("select s.region, count(s) from Sale s group by s.region having count(s) > 3", "HAVING");
+    refusals.put("select s.id, row_number() over (order by s.id) from Sale s", "window function");
+    refusals.put("select count(distinct s.region) from Sale s", "count(distinct ...)");
+    refusals.put("select s.id from Sale s union select s.id from Sale s", "set operation");
+    refusals.put("select sum(s.amount) * 2 from Sale s", "inside an expression");
+    refusals.put("select distinct s.region from Sale s order by s.status", "does not select");
+    refusals.put("select s.region, count(s) from Sale s group by s.region order by s.status", "does not select");
+    refusals.put("select listagg(s.region, ',') within group (order by s.region) from Sale s", "ordered-set");
+    refusals.put("select every(s.amount > 0) from Sale s", "cannot be merged from per-shard results");
+    refusals.put("select count(s) from Sale s, Customer c where c.id = s.merchantId", "different co-location groups");
+    refusals.put("update Sale s set s.amount = 1", "not a select");
+    refusals.forEach((hql, construct) -> {
+      UnsupportedScatterQueryException e = assertThrows(UnsupportedScatterQueryException.class,
+          () -> shards.scatter().createQuery(hql, Object[].class).getResultList(), hql);
+      assertTrue(e.getMessage().contains(construct) && e.getMessage().contains("Instead:"),
+          "message for [" + hql + "] names '" + construct + "' and a way out: " + e.getMessage());
+    });
+  }
+
+  // ---- generation ----------------------------------------------------------------------------
+
+  private static Case generate(Random r) {
+    Map<String, Object> params = new HashMap<>();
+    String where = switch (r.nextInt(4)) {
+      case 0 -> "";
+      case 1 -> {
+        params.put("min", r.nextInt(500));
+        yield " where s.amount > :min";
+      }
+      case 2 -> " where s.region in ('north', 'east', 'central')";
+      default -> {
+        params.put("st", STATUSES[r.nextInt(STATUSES.length)]);
+        yield " where s.status = :st";
+      }
+    };
+    int first = r.nextInt(3) == 0 ? r.nextInt(30) : -1;
+    int max = r.nextInt(2) == 0 ? 1 + r.nextInt(25) : -1;
+    String[] attributes = {"s.region", "s.status", "s.amount", "s.price"};
+    String[] aggregates = {"count(s)", "count(s.amount)", "sum(s.amount)", "sum(s.price)", "min(s.amount)",
+        "max(s.price)", "avg(s.amount)", "avg(s.price)", "min(s.region)", "max(s.status)"};
+    switch (r.nextInt(6)) {
+      case 0, 1 -> { // plain rows, ORDER BY keys selected or not, ending with the id
+        List<String> selected = new ArrayList<>(List.of("s.id"));
+        for (String a : attributes) {
+          if (r.nextBoolean()) {
+            selected.add(a);
+          }
+        }
+        String order = orderBy(r, attributes) + ", s.id" + (r.nextBoolean() ? " desc" : "");
+        return new Case("select " + String.join(", ", selected) + " from Sale s" + where + " order by " + order,
+            params, first, max, true);
+      }
+      case 2 -> { // entities
+        return new Case("select s from Sale s" + where + " order by " + orderBy(r, attributes) + ", s.id", params,
+            first, max, true);
+      }
+      case 3 -> { // distinct, ordered by every selected column
+        boolean desc = r.nextBoolean();
+        return new Case("select distinct s.region, s.status from Sale s" + where + " order by s.region"
+            + (desc ? " desc" : "") + ", s.status", params, first, max, true);
+      }
+      case 4 -> { // aggregates without GROUP BY
+        return new Case("select " + String.join(", ", pick(r, aggregates)) + " from Sale s" + where, params, -1, -1,
+            true);
+      }
+      default -> { // GROUP BY, ordered by every key (possibly after an aggregate), or unordered
+        List<String> keys = switch (r.nextInt(3)) {
+          case 0 -> List.of("s.region");
+          case 1 -> List.of("s.status");
+          default -> List.of("s.region", "s.status");
+        };
+        List<String> aggs = pick(r, aggregates);
+        boolean selectKeys = r.nextInt(4) != 0;
+        String select = (selectKeys ? String.join(", ", keys) + ", " : "") + String.join(", ", aggs);
+        String hql = "select " + select + " from Sale s" + where + " group by " + String.join(", ", keys);
+        if (!selectKeys) {
+          return new Case(hql, params, -1, -1, false);
+        }
+        String order = keys.stream().map(k -> k + (r.nextBoolean() ? " desc" : "")).collect(Collectors.joining(", "));
+        if (r.nextBoolean()) {
+          order = aggs.get(0) + (r.nextBoolean() ? " desc" : "") + ", " + order;
+        }
+        return new Case(hql + " order by " + order, params, first, max, true);
+      }
+    }
+  }
+
+  private static String orderBy(Random r, String[] attributes) {
+    List<String> items = new ArrayList<>();
+    for (String a : attributes) {
+      if (r.nextInt(3) == 0) {
+        String nulls = switch (r.nextInt(3)) {
+          case 0 -> "";
+          case 1 -> " nulls first";
+          default -> " nulls last";
+        };
+        items.add(a + (r.nextBoolean() ? " desc" : "") + nulls);
+      }
+    }
+    java.util.Collections.shuffle(items, r);
+    return items.isEmpty() ? "s.merchantId" : String.join(", ", items);
+  }
+
+  private static List<String> pick(Random r, String[] from) {
+    List<String> picked = new ArrayList<>();
+    for (String s : from) {
+      if (r.nextInt(3) == 0) {
+        picked.add(s);
+      }
+    }
+    if (picked.isEmpty()) {
+      picked.add(from[r.nextInt(from.length)]);
+    }
+    return picked;
+  }
+
+  // ---- running and comparing -----------------------------------------------------------------
+
+  private static List<Object[]> unshardedRows(Case c) {
+    return unsharded.fromSession(s -> {
+      SelectionQuery<Object[]> q = s.createSelectionQuery(c.hql(), Object[].class);
+      c.parameters().forEach(q::setParameter);
+      if (c.first() >= 0) {
+        q.setFirstResult(c.first());
+      }
+      if (c.max() >= 0) {
+        q.setMaxResults(c.max());
+      }
+      return q.getResultList();
+    });
+  }
+
+  private static List<Object[]> scatterRows(Case c) {
+    ScatterQuery<Object[]> q = shards.scatter().createQuery(c.hql(), Object[].class);
+    c.parameters().forEach(q::setParameter);
+    if (c.first() >= 0) {
+      q.setFirstResult(c.first());
+    }
+    if (c.max() >= 0) {
+      q.setMaxResults(c.max());
+    }
+    return q.getResultList();
+  }
+
+  /** Rows as comparable values: entities by id, decimals by value, doubles to 10 significant digits. */
+  private static List<List<Object>> canonical(List<Object[]> rows, boolean ordered) {
+    List<List<Object>> out = new ArrayList<>();
+    for (Object[] row : rows) {
+      out.add(Arrays.stream(row).map(ScatterGatherPropertyTest::canonical).toList());
+    }
+    if (!ordered) {
+      out.sort(Comparator.comparing(Object::toString));
+    }
+    return out;
+  }
+
+  private static Object canonical(Object value) {
+    if (value instanceof Sale sale) {
+      return "Sale#" + sale.getId();
+    }
+    if (value instanceof BigDecimal d) {
+      return d.stripTrailingZeros().toPlainString();
+    }
+    if (value instanceof Double d) {
+      return String.format(Locale.ROOT, "%.10g", d);
+    }
+    if (value instanceof Integer i) {
+      return i.longValue();
+    }
+    return value == null ? "null" : value;
+  }
+}
