@@ -1,5 +1,7 @@
 package io.shardwise.hibernate;
 
+import io.shardwise.hibernate.internal.query.QueryGuard;
+
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardwiseRuntime;
 import io.shardwise.hibernate.internal.scatter.ScatterExecutor;
@@ -210,14 +212,16 @@ public final class ScatterQuery<T> {
           s.execute("SET LOCAL statement_timeout = " + leftMs);
         }
       });
-      SelectionQuery<Object[]> query = session.createSelectionQuery(shardHql, Object[].class);
-      named.forEach(query::setParameter);
-      positional.forEach(query::setParameter);
-      keysetParameters.forEach(query::setParameter);
-      if (perShardMax >= 0) {
-        query.setMaxResults(perShardMax);
-      }
-      return query.getResultList();
+      return QueryGuard.bypass(() -> {
+        SelectionQuery<Object[]> query = session.createSelectionQuery(QueryGuard.scatterGather(shardHql), Object[].class);
+        named.forEach(query::setParameter);
+        positional.forEach(query::setParameter);
+        keysetParameters.forEach(query::setParameter);
+        if (perShardMax >= 0) {
+          query.setMaxResults(perShardMax);
+        }
+        return query.getResultList();
+      });
     });
   }
 

@@ -34,6 +34,12 @@ class WorkerLeaseTest {
 
   private final List<WorkerLease> leases = new ArrayList<>();
 
+  @org.junit.jupiter.api.BeforeEach
+  void startFromAnEmptyLeaseTable(@Node(shard = 0) DataSource control) throws SQLException {
+    execute(control, "DROP SCHEMA IF EXISTS shardwise CASCADE");
+    execute(control, "DROP ROLE IF EXISTS lease_a");
+  }
+
   @AfterEach
   void releaseAndForget(@Node(shard = 0) DataSource control) throws SQLException {
     leases.forEach(WorkerLease::close);

@@ -13,7 +13,7 @@ import java.math.BigDecimal;
 @Entity
 @Table(name = "sale")
 @NamedQuery(name = "Sale.byRegion", query = "select s.region, count(s) from Sale s group by s.region order by 1")
-@NamedQuery(name = "Sale.all", query = "from Sale s order by s.id")
+@NamedQuery(name = "Sale.ofMerchant", query = "from Sale s where s.merchantId = :merchant order by s.id")
 @ScatterGather(queries = "Sale.byRegion")
 public class Sale {
   @Id

@@ -152,8 +152,8 @@ class ScatterGatherPropertyTest {
         s -> s.createNamedSelectionQuery("Sale.byRegion", Object[].class).getResultList());
     assertEquals(canonical(expected, true), canonical(byRegion, true));
     UnsupportedScatterQueryException e = assertThrows(UnsupportedScatterQueryException.class,
-        () -> shards.scatter().createNamedQuery("Sale.all", Sale.class));
-    assertTrue(e.getMessage().contains("@ScatterGather(queries = \"Sale.all\")"), e.getMessage());
+        () -> shards.scatter().createNamedQuery("Sale.ofMerchant", Sale.class));
+    assertTrue(e.getMessage().contains("@ScatterGather(queries = \"Sale.ofMerchant\")"), e.getMessage());
   }
 
   @Test

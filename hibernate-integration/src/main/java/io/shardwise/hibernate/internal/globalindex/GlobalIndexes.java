@@ -1,5 +1,7 @@
 package io.shardwise.hibernate.internal.globalindex;
 
+import io.shardwise.hibernate.internal.query.QueryGuard;
+
 import io.shardwise.annotations.GlobalIndex;
 import io.shardwise.hibernate.BackfillProgress;
 import io.shardwise.hibernate.GlobalIndexUniqueException;
@@ -306,17 +308,22 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
     for (String shard : runtime.shardMap().shards().keySet()) {
       try (ShardContext.Scope ignored = ShardContext.use(shard);
           Session s = sessionFactory.withOptions().tenantIdentifier((Object) shard).readOnly(true).openSession()) {
-        long total = s.createSelectionQuery("select count(e) from " + entity + " e", Long.class).getSingleResult();
+        // a backfill reads every row of each shard in turn: the query guard's bypass is for exactly this
+        long total = QueryGuard.bypass(() -> s.createSelectionQuery(
+            QueryGuard.scatterGather("select count(e) from " + entity + " e"), Long.class).getSingleResult());
         long done = 0;
         Object last = null;
         while (true) {
           String hql = "select e." + idName + ", e." + key + ", e." + attribute + " from " + entity + " e"
               + (last == null ? "" : " where e." + idName + " > :last") + " order by e." + idName;
-          var q = s.createSelectionQuery(hql, Object[].class).setMaxResults(BATCH);
-          if (last != null) {
-            q.setParameter("last", last);
-          }
-          List<Object[]> rows = q.getResultList();
+          Object after = last;
+          List<Object[]> rows = QueryGuard.bypass(() -> {
+            var q = s.createSelectionQuery(QueryGuard.scatterGather(hql), Object[].class).setMaxResults(BATCH);
+            if (after != null) {
+              q.setParameter("last", after);
+            }
+            return q.getResultList();
+          });
           for (Object[] row : rows) {
             if (row[2] != null) {
               put(index, row[2], row[1], row[0]);

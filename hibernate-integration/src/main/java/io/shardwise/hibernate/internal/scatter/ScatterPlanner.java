@@ -1,5 +1,7 @@
 package io.shardwise.hibernate.internal.scatter;
 
+import io.shardwise.hibernate.internal.query.QueryGuard;
+
 import io.shardwise.hibernate.UnsupportedScatterQueryException;
 import io.shardwise.hibernate.internal.scatter.ScatterPlan.Column;
 import io.shardwise.hibernate.internal.scatter.ScatterPlan.Merge;
@@ -73,7 +75,9 @@ public final class ScatterPlanner {
    */
   public static ScatterPlan plan(SessionFactoryImplementor sessionFactory, String hql,
       Function<Class<?>, String> placement) {
-    SqmStatement<?> statement = sessionFactory.getQueryEngine().interpretHql(hql, null).getSqmStatement();
+    // a scatter query may leave the shard key unpinned: that is its point, so the guard lets it through
+    SqmStatement<?> statement = QueryGuard.bypass(() ->
+        sessionFactory.getQueryEngine().interpretHql(QueryGuard.scatterGather(hql), null).getSqmStatement());
     return new Builder(hql, statement, placement).build();
   }
 

@@ -300,8 +300,8 @@ public final class SagaRunner {
       }
       // the list above is a snapshot: the saga may have moved on (or finished) since
       TxLog.SagaRow fresh = log.saga(row.id());
-      boolean unfinished = fresh != null && (fresh.state().equals("RUNNING") || fresh.state().equals("COMPENSATING"));
-      if (!unfinished || (!mine && !log.claimSaga(row.id(), row.coordinator(), coordinatorId))) {
+      boolean stillOpen = fresh != null && (fresh.state().equals("RUNNING") || fresh.state().equals("COMPENSATING"));
+      if (!stillOpen || (!mine && !log.claimSaga(row.id(), row.coordinator(), coordinatorId))) {
         inFlight.remove(row.id());
         continue;
       }
