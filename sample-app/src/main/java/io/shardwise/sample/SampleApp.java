@@ -3,7 +3,10 @@ package io.shardwise.sample;
 import io.shardwise.hibernate.ConsistencyScope;
 import io.shardwise.hibernate.RowLockInReadOnlySessionException;
 import io.shardwise.hibernate.ShardContext;
+import io.shardwise.hibernate.GlobalIndexUniqueException;
 import io.shardwise.hibernate.SagaDefinition;
+import io.shardwise.hibernate.ScatterResult;
+import io.shardwise.hibernate.ShardKeyMissingException;
 import io.shardwise.hibernate.SagaOutcome;
 import io.shardwise.hibernate.ShardRoute;
 import io.shardwise.hibernate.ShardwiseSettings;
@@ -15,6 +18,7 @@ import io.shardwise.hibernate.id.SnowflakeLayout;
 import io.shardwise.hibernate.routing.BucketStrategy;
 import io.shardwise.hibernate.routing.ShardKeyType;
 import io.shardwise.sample.model.Country;
+import io.shardwise.sample.model.Customer;
 import io.shardwise.sample.model.Merchant;
 import io.shardwise.sample.model.OrderItem;
 import io.shardwise.sample.model.Product;
@@ -76,7 +80,7 @@ public final class SampleApp {
           .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
           .property("shardwise.snowflake.worker_id", "7")
           .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class, Profile.class, Product.class,
-              Wallet.class);
+              Wallet.class, Customer.class);
       for (PostgresShard shard : pg.shards()) {
         config.shard("shard" + shard.index(), shard.primary().jdbcUrl())
             .replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
@@ -153,6 +157,7 @@ public final class SampleApp {
           walk.say("%s", firstSentence(e.getMessage()));
         }
 
+        crossShardQueries(walk, shards);
         crossShardTransfers(walk, shards);
 
         ServerNames servers = new ServerNames(pg);
@@ -163,6 +168,51 @@ public final class SampleApp {
       walk.step("Done: stopping every server");
     }
     walk.say("all PostgreSQL processes stopped and their data directories removed");
+  }
+
+  /** Questions without a shard key: a scatter-gather over every shard, and a global index. */
+  private static void crossShardQueries(Walkthrough walk, ShardedSessions shards) {
+    walk.step("Across all merchants: pending orders newest first, page 3 (4 per page), on every shard at once");
+    java.time.Instant start = java.time.Instant.parse("2026-11-01T09:00:00Z");
+    for (int i = 0; i < 30; i++) {
+      long merchant = 1001 + i % MERCHANTS.length;
+      java.time.Instant when = start.plusSeconds(3600L * i);
+      String status = i % 3 == 0 ? "SHIPPED" : "PENDING";
+      shards.forKey(merchant).inTransaction(s -> s.persist(new PurchaseOrder(merchant, "shopper").placedAt(when, status)));
+    }
+    String pending = "select o.placedAt, o.merchantId, o.id from PurchaseOrder o where o.status = :status"
+        + " order by o.placedAt desc, o.id desc";
+    ScatterResult<Object[]> page3 = shards.scatter().createQuery(pending, Object[].class)
+        .setParameter("status", "PENDING").setFirstResult(8).setMaxResults(4).getResult();
+    for (Object[] row : page3.rows()) {
+      walk.say("%s  merchant %s (%s)  order %s", row[0], row[1], shards.shardFor(row[1]), row[2]);
+    }
+    Object[] last = page3.rows().get(page3.rows().size() - 1);
+    List<Object[]> page4 = shards.scatter().createQuery(pending, Object[].class).setParameter("status", "PENDING")
+        .after(last[0], last[2]).setMaxResults(4).getResultList();
+    walk.say("page 4 by keyset (after %s): starts at %s; every shard returns at most 4 rows, whatever the page",
+        last[0], page4.get(0)[0]);
+    try {
+      shards.forKey(1001L).fromSession(s -> s.createSelectionQuery(pending, Object[].class)
+          .setParameter("status", "PENDING").getResultList());
+    } catch (ShardKeyMissingException e) {
+      walk.say("the same HQL in a one-shard session is refused: %s", firstSentence(e.getMessage()));
+    }
+
+    walk.step("Find a customer by email: a global index, not a scatter");
+    for (long id = 501; id <= 506; id++) {
+      long customer = id;
+      shards.forKey(customer).inTransaction(s -> s.persist(new Customer(customer, "shopper" + customer + "@example.com",
+          "Shopper " + customer)));
+    }
+    Customer found = shards.findBy(Customer.class, "email", "shopper504@example.com").orElseThrow();
+    walk.say("findBy(email = shopper504@example.com) -> %s, id %d on %s", found.getName(), found.getId(),
+        shards.shardFor(found.getId()));
+    try {
+      shards.forKey(507L).inTransaction(s -> s.persist(new Customer(507, "shopper504@example.com", "Impostor")));
+    } catch (GlobalIndexUniqueException e) {
+      walk.say("a second account with that email is refused: %s", firstSentence(e.getMessage()));
+    }
   }
 
   /** Money between merchants on different shards: two-phase commit, then a saga with compensation. */

@@ -30,6 +30,10 @@ public class PurchaseOrder {
 
   private String customer;
 
+  private String status = "PENDING";
+
+  private java.time.Instant placedAt = java.time.Instant.now();
+
   @OneToMany(mappedBy = "order", cascade = CascadeType.ALL)
   private List<OrderItem> items = new ArrayList<>();
 
@@ -38,6 +42,12 @@ public class PurchaseOrder {
   public PurchaseOrder(long merchantId, String customer) {
     this.merchantId = merchantId;
     this.customer = customer;
+  }
+
+  public PurchaseOrder placedAt(java.time.Instant when, String status) {
+    this.placedAt = when;
+    this.status = status;
+    return this;
   }
 
   public PurchaseOrder add(String sku, int quantity) {
