@@ -1,6 +1,5 @@
 package io.shardwise.hibernate.internal;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.shardwise.hibernate.ReplicaStatus;
 import java.sql.Connection;
@@ -40,21 +39,8 @@ final class ReplicaNode {
       synchronized (this) {
         ds = pool;
         if (ds == null) {
-          HikariConfig hc = new HikariConfig();
-          hc.setPoolName("shardwise-" + shardId + "-replica-" + JdbcUrls.hostPort(url));
-          hc.setJdbcUrl(url);
-          if (config.user() != null) {
-            hc.setUsername(config.user());
-          }
-          if (config.password() != null) {
-            hc.setPassword(config.password());
-          }
-          hc.setMaximumPoolSize(config.poolSize());
-          hc.setMinimumIdle(Math.min(2, config.poolSize()));
-          hc.setConnectionTimeout(config.replicaConnectionTimeoutMs());
-          hc.setInitializationFailTimeout(-1);
-          hc.setReadOnly(true);
-          ds = new HikariDataSource(hc);
+          ds = ShardPools.newPool(config, "shardwise-" + shardId + "-replica-" + JdbcUrls.hostPort(url), url,
+              config.replicaConnectionTimeoutMs(), true);
           pool = ds;
         }
       }

@@ -66,8 +66,16 @@ public final class ShardPools implements AutoCloseable {
   }
 
   private HikariDataSource newPool(String shardId, String url) {
+    return newPool(config, "shardwise-" + shardId + "-primary", url, config.connectionTimeoutMs(), false);
+  }
+
+  /**
+   * A pool for one server: created lazily by callers and allowed to start while the server is down
+   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others.
+   */
+  static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
-    hc.setPoolName("shardwise-" + shardId + "-primary");
+    hc.setPoolName(name);
     hc.setJdbcUrl(url);
     if (config.user() != null) {
       hc.setUsername(config.user());
@@ -77,8 +85,9 @@ public final class ShardPools implements AutoCloseable {
     }
     hc.setMaximumPoolSize(config.poolSize());
     hc.setMinimumIdle(Math.min(2, config.poolSize()));
-    hc.setConnectionTimeout(config.connectionTimeoutMs());
+    hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
+    hc.setReadOnly(readOnly);
     return new HikariDataSource(hc);
   }
 

@@ -200,7 +200,8 @@ public final class ShardingModel {
     return new ShardingModel(entities, tables);
   }
 
-  private static String associatedEntity(Value value) {
+  /** The entity an association points to (to-one, or the element of a collection), or null for a plain value. */
+  public static String associatedEntity(Value value) {
     if (value instanceof ToOne toOne) {
       return toOne.getReferencedEntityName();
     }

@@ -7,12 +7,8 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.hibernate.boot.Metadata;
-import org.hibernate.mapping.Collection;
-import org.hibernate.mapping.OneToMany;
 import org.hibernate.mapping.PersistentClass;
 import org.hibernate.mapping.Property;
-import org.hibernate.mapping.ToOne;
-import org.hibernate.mapping.Value;
 
 /**
  * The {@link QueryModel} of a persistence unit at run time: shard keys, groups and reference
@@ -57,7 +53,7 @@ final class MetadataQueryModel implements QueryModel {
     for (PersistentClass pc : metadata.getEntityBindings()) {
       MappedEntity from = byEntityName.get(pc.getEntityName());
       for (Property property : pc.getPropertyClosure()) {
-        String target = associatedEntity(property.getValue());
+        String target = ShardingModel.associatedEntity(property.getValue());
         if (target != null && byEntityName.containsKey(target)) {
           from.associations.put(property.getName(), byEntityName.get(target));
         }
@@ -68,22 +64,6 @@ final class MetadataQueryModel implements QueryModel {
   @Override
   public Entity entity(String queryName) {
     return byName.get(queryName);
-  }
-
-  private static String associatedEntity(Value value) {
-    if (value instanceof ToOne toOne) {
-      return toOne.getReferencedEntityName();
-    }
-    if (value instanceof Collection collection) {
-      Value element = collection.getElement();
-      if (element instanceof OneToMany oneToMany) {
-        return oneToMany.getReferencedEntityName();
-      }
-      if (element instanceof ToOne toOne) {
-        return toOne.getReferencedEntityName();
-      }
-    }
-    return null;
   }
 
   private static final class MappedEntity implements Entity {
