@@ -53,6 +53,7 @@ public class IdGeneratorBenchmark {
 
   private Snowflake shardwiseDefault;
   private Snowflake shardwiseWide;
+  private Snowflake shardwiseTicking;
   private SnowflakeKeyGenerateAlgorithm shardingSphere;
   private TsidFactory tsid;
 
@@ -60,6 +61,8 @@ public class IdGeneratorBenchmark {
   public void setUp() {
     shardwiseDefault = Snowflake.builder(SnowflakeLayout.DEFAULT).workerId(1).build();
     shardwiseWide = Snowflake.builder(SnowflakeLayout.of(SnowflakeLayout.DEFAULT_EPOCH, 4, 18)).workerId(1).build();
+    shardwiseTicking = Snowflake.builder(SnowflakeLayout.of(SnowflakeLayout.DEFAULT_EPOCH, 4, 18)).workerId(2)
+        .clock(io.shardwise.hibernate.id.Clock.ticking()).build();
     shardingSphere = new SnowflakeKeyGenerateAlgorithm();
     shardingSphere.init(new Properties()); // reads max-vibration-offset / max-tolerate-time-difference-milliseconds
     tsid = TsidFactory.builder().withNode(1).build();
@@ -73,6 +76,12 @@ public class IdGeneratorBenchmark {
   @Benchmark
   public long shardwiseWideSequence() {
     return shardwiseWide.nextId();
+  }
+
+  /** The wide layout with {@code Clock.ticking()}: no clock call per id (fixed worker ids only). */
+  @Benchmark
+  public long shardwiseTickingClock() {
+    return shardwiseTicking.nextId();
   }
 
   /** ShardingSphere's public entry point; it allocates a one-element list per call. */

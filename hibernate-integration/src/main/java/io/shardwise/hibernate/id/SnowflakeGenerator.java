@@ -23,6 +23,9 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
 
   /** Setting / system property: a fixed worker id for this instance. */
   public static final String WORKER_ID = "shardwise.snowflake.worker_id";
+
+  /** {@code system} (default): read the clock for every id; {@code ticking}: {@link Clock#ticking()}, fixed worker ids only. */
+  public static final String CLOCK = "shardwise.snowflake.clock";
   /** Setting / system property: JDBC URL of the control database to lease a worker id from. */
   public static final String LEASE_URL = "shardwise.snowflake.lease_url";
   /** Setting / system property: user for {@link #LEASE_URL}. */
@@ -79,9 +82,21 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
               + " Hibernate setting or a system property"
           : ": both " + WORKER_ID + "=" + workerId + " and " + LEASE_URL + " are set; choose one"));
     }
-    String key = layout + "/" + stepBack.toMillis() + "/" + (workerId != null ? "worker=" + workerId : "lease=" + leaseUrl);
+    String clockName = setting(settings, CLOCK);
+    clockName = clockName == null ? "system" : clockName.trim().toLowerCase(java.util.Locale.ROOT);
+    if (!clockName.equals("system") && !clockName.equals("ticking")) {
+      throw new IllegalArgumentException(CLOCK + "=\"" + clockName + "\" is not system or ticking");
+    }
+    if (clockName.equals("ticking") && leaseUrl != null) {
+      throw new IllegalStateException(CLOCK + "=ticking cannot be used with " + LEASE_URL + ": a leased worker id"
+          + " must judge its lease deadline by the real clock, not a possibly stale one. Use a fixed "
+          + WORKER_ID + " or the system clock.");
+    }
+    Clock clock = clockName.equals("ticking") ? Clock.ticking() : Clock.system();
+    String key = layout + "/" + stepBack.toMillis() + "/" + clockName + "/"
+        + (workerId != null ? "worker=" + workerId : "lease=" + leaseUrl);
     return GENERATORS.computeIfAbsent(key, k -> {
-      Snowflake.Builder builder = Snowflake.builder(layout).maxClockStepBack(stepBack);
+      Snowflake.Builder builder = Snowflake.builder(layout).maxClockStepBack(stepBack).clock(clock);
       if (workerId != null) {
         int id;
         try {
