@@ -23,6 +23,7 @@ import java.util.UUID;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.query.criteria.HibernateCriteriaBuilder;
+import org.hibernate.query.sqm.sql.StandardSqmTranslatorFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -155,5 +156,14 @@ class CriteriaGuardTest {
     assertThrows(ShardKeyMissingException.class, () -> shards.forKey(MERCHANT).fromSession(
         s -> QueryGuard.scatterGather(s.createQuery(byCustomer(s, "Bob"))).getResultList()),
         "outside a bypass the mark alone permits nothing");
+  }
+
+  @Test
+  void aShardedUnitWhoseSqmTranslatorIsNotTheGuardDoesNotStart(PostgresTopology pg) {
+    ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class,
+        () -> ShopFixture.builder(pg).property(GuardedSqmTranslatorFactory.SETTING,
+            StandardSqmTranslatorFactory.class.getName()).buildSessionFactory().close());
+    assertTrue(e.getMessage().contains("set hibernate.query.sqm.translator = "
+        + GuardedSqmTranslatorFactory.class.getName()), e.getMessage());
   }
 }
