@@ -28,6 +28,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
   private Reporter reporter;
   private ModelChecks modelChecks;
   private QueryChecks queryChecks;
+  private RoutingMetadataWriter routing;
 
   @Override
   public synchronized void init(ProcessingEnvironment environment) {
@@ -37,6 +38,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
     modelChecks = new ModelChecks(model, reporter);
     queryChecks = new QueryChecks(model, reporter, environment.getElementUtils(),
         treesOf(environment));
+    routing = new RoutingMetadataWriter(environment.getElementUtils(), model);
   }
 
   /** The tree API, or null where the compiler is not javac (method bodies are then skipped). */
@@ -62,6 +64,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
   @Override
   public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
     if (round.processingOver()) {
+      writeRoutingMetadata(round);
       return false;
     }
     List<TypeElement> types = new ArrayList<>();
@@ -78,6 +81,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
         EntityModel.Entity entity = model.entity(type);
         if (entity != null) {
           modelChecks.check(entity);
+          routing.add(entity);
         }
         modelChecks.checkSnowflakeIds(type);
         queryChecks.checkAnnotations(type);
@@ -90,6 +94,23 @@ public final class ShardwiseProcessor extends AbstractProcessor {
       }
     }
     return false;
+  }
+
+  /**
+   * Writes the routing metadata once, after the last round, and only when no round reported an
+   * error: a model with errors must not reach the runtime as if it had been checked.
+   */
+  private void writeRoutingMetadata(RoundEnvironment round) {
+    if (reporter.errorCount() > 0 || round.errorRaised() || routing.isEmpty()) {
+      return;
+    }
+    try {
+      routing.write(processingEnv.getFiler());
+    } catch (java.io.IOException e) {
+      processingEnv.getMessager().printMessage(Diagnostic.Kind.WARNING,
+          "Shardwise could not write " + RoutingMetadataWriter.RESOURCE + " (" + e
+              + "); the runtime reads the entities by reflection instead.");
+    }
   }
 
   private static void collectTypes(Element element, List<TypeElement> into) {

@@ -36,6 +36,7 @@ final class Compilation {
   private final Map<String, String> sources = new LinkedHashMap<>();
   private final List<Diagnostic<? extends JavaFileObject>> diagnostics = new ArrayList<>();
   private boolean success;
+  private Path output;
 
   /** Adds a source by its path, e.g. {@code app/Merchant.java}. */
   Compilation source(String path, String text) {
@@ -56,6 +57,7 @@ final class Compilation {
     DiagnosticCollector<JavaFileObject> collector = new DiagnosticCollector<>();
     try (StandardJavaFileManager files = JAVAC.getStandardFileManager(collector, Locale.ROOT, null)) {
       Path out = Files.createTempDirectory("shardwise-processor-test");
+      output = out;
       List<JavaFileObject> units = new ArrayList<>();
       sources.forEach((path, text) -> units.add(new Source(path, text)));
       List<String> options = List.of("-proc:only", "-d", out.toString(), "-s", out.toString(),
@@ -70,6 +72,11 @@ final class Compilation {
     }
     diagnostics.addAll(collector.getDiagnostics());
     return this;
+  }
+
+  /** A file the compilation wrote to its class output, e.g. a generated resource. */
+  Path output(String relative) {
+    return output.resolve(relative);
   }
 
   List<Diagnostic<? extends JavaFileObject>> errors() {

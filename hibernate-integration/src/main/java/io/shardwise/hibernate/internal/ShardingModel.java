@@ -11,8 +11,10 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.hibernate.boot.Metadata;
 import org.hibernate.mapping.Collection;
 import org.hibernate.mapping.OneToMany;
@@ -30,10 +32,28 @@ public final class ShardingModel {
   private final Map<String, ShardedEntity> byEntityName;
   private final Map<Class<?>, ShardedEntity> byClass;
   private final Map<String, String> entityOfTable;
+  private final Map<String, Origin> origins;
+  private final RoutingMetadata routing;
 
-  private ShardingModel(Map<String, ShardedEntity> byEntityName, Map<String, String> entityOfTable) {
+  /** Where the model of an entity was read from. */
+  public enum Origin {
+    /** The routing metadata {@code shardwise-processor} generated at build time. */
+    METADATA,
+    /** The entity class's annotations, by reflection (the processor did not run on it). */
+    REFLECTION
+  }
+
+  /** What one entity class declares, from generated metadata or from its annotations. */
+  private record Declared(boolean reference, List<String> keyNames, String keyAttribute, Class<?> keyJavaType,
+      String keyTypeName, String coLocatedWith, Origin origin) {
+  }
+
+  private ShardingModel(Map<String, ShardedEntity> byEntityName, Map<String, String> entityOfTable,
+      Map<String, Origin> origins, RoutingMetadata routing) {
     this.byEntityName = Map.copyOf(byEntityName);
     this.entityOfTable = Map.copyOf(entityOfTable);
+    this.origins = Map.copyOf(origins);
+    this.routing = routing;
     Map<Class<?>, ShardedEntity> classes = new HashMap<>();
     byEntityName.values().forEach(e -> classes.put(e.javaType(), e));
     this.byClass = Map.copyOf(classes);
@@ -63,10 +83,39 @@ public final class ShardingModel {
     return byEntityName.values();
   }
 
+  /** Whether an entity's model came from generated routing metadata or from reflection; null if unknown. */
+  Origin origin(String entityName) {
+    return origins.get(entityName);
+  }
+
+  /**
+   * The parameter of a named query that carries the shard key, as the processor found it
+   * ({@code key = :parameter}); null when it could not tell or did not run.
+   */
+  public String shardKeyParameter(String namedQuery) {
+    return routing.shardKeyParameter(namedQuery);
+  }
+
+  /**
+   * Builds the model, reading each entity from the routing metadata {@code shardwise-processor}
+   * generated ({@link RoutingMetadata#RESOURCE} on the entity classes' class loaders) and, for
+   * entities it does not list, from their annotations by reflection.
+   */
   public static ShardingModel build(Metadata metadata, String unitName) {
+    Set<ClassLoader> loaders = new LinkedHashSet<>();
+    metadata.getEntityBindings().forEach(pc -> {
+      if (pc.getMappedClass() != null) {
+        loaders.add(pc.getMappedClass().getClassLoader());
+      }
+    });
+    return build(metadata, unitName, RoutingMetadata.load(loaders));
+  }
+
+  static ShardingModel build(Metadata metadata, String unitName, RoutingMetadata routing) {
     List<String> problems = new ArrayList<>();
     Map<String, PersistentClass> bindings = new LinkedHashMap<>();
     metadata.getEntityBindings().forEach(pc -> bindings.put(pc.getEntityName(), pc));
+    Map<String, Origin> origins = new HashMap<>();
 
     Map<String, ShardedEntity> entities = new LinkedHashMap<>();
     Map<String, String> coLocatedWith = new HashMap<>();
@@ -77,13 +126,15 @@ public final class ShardingModel {
         continue;
       }
       String name = type.getSimpleName();
-      boolean reference = type.isAnnotationPresent(ReferenceTable.class);
-      List<AnnotatedElement> keys = shardKeyMembers(type);
-      CoLocated coLocated = type.getAnnotation(CoLocated.class);
+      Declared declared = routing.lists(type) ? fromMetadata(type, routing) : byReflection(type);
+      origins.put(pc.getEntityName(), declared.origin());
+      boolean reference = declared.reference();
+      List<String> keys = declared.keyNames();
+      String coLocated = declared.coLocatedWith();
       if (reference) {
         if (!keys.isEmpty()) {
           problems.add("[ReferenceWithShardKey] " + name + " is a @ReferenceTable (copied to every shard) but "
-              + memberName(keys.get(0)) + " carries @ShardKey: remove one of the two");
+              + keys.get(0) + " carries @ShardKey: remove one of the two");
         }
         if (coLocated != null) {
           problems.add("[ReferenceCoLocated] " + name + " is a @ReferenceTable and cannot be @CoLocated: it is on every shard");
@@ -97,27 +148,25 @@ public final class ShardingModel {
         continue;
       }
       if (keys.size() > 1) {
-        problems.add("[ShardKeyDuplicate] " + name + " has @ShardKey on " + keys.stream().map(ShardingModel::memberName)
-            .toList() + ": exactly one attribute picks the shard");
+        problems.add("[ShardKeyDuplicate] " + name + " has @ShardKey on " + keys
+            + ": exactly one attribute picks the shard");
         continue;
       }
-      AnnotatedElement key = keys.get(0);
-      String attribute = attributeName(key);
-      Class<?> keyJavaType = key instanceof Field f ? f.getType() : ((Method) key).getReturnType();
-      ShardKeyType keyType = ShardKeyType.forJavaType(keyJavaType);
+      String attribute = declared.keyAttribute();
+      ShardKeyType keyType = declared.keyJavaType() == null ? null : ShardKeyType.forJavaType(declared.keyJavaType());
       if (keyType == null) {
-        problems.add("[ShardKeyType] " + name + "." + attribute + " is a " + keyJavaType.getName()
+        problems.add("[ShardKeyType] " + name + "." + attribute + " is a " + declared.keyTypeName()
             + "; a shard key must be long, int, short, String or UUID (or a wrapper)");
         continue;
       }
       boolean isId = pc.getIdentifierProperty() != null && pc.getIdentifierProperty().getName().equals(attribute);
-      if (!isId && pc.getProperty(attribute) == null) {
+      if (!isId && !hasProperty(pc, attribute)) {
         problems.add("[ShardKeyNotMapped] " + name + "." + attribute + " carries @ShardKey but is not a mapped"
             + " persistent attribute; the key must be stored in the row");
         continue;
       }
       if (coLocated != null) {
-        coLocatedWith.put(pc.getEntityName(), coLocated.with().getName());
+        coLocatedWith.put(pc.getEntityName(), coLocated);
       }
       entities.put(pc.getEntityName(), new ShardedEntity(pc.getEntityName(), type, false, attribute, isId, keyType,
           pc.getEntityName()));
@@ -197,8 +246,41 @@ public final class ShardingModel {
         tables.putIfAbsent(table, pc.getMappedClass().getSimpleName());
       }
     }
-    return new ShardingModel(entities, tables);
+    return new ShardingModel(entities, tables, origins, routing);
   }
+
+  /** Whether the entity maps this attribute ({@link PersistentClass#getProperty} throws when it does not). */
+  private static boolean hasProperty(PersistentClass pc, String attribute) {
+    try {
+      return pc.getProperty(attribute) != null;
+    } catch (org.hibernate.MappingException e) {
+      return false;
+    }
+  }
+
+  private static Declared byReflection(Class<?> type) {
+    List<AnnotatedElement> members = shardKeyMembers(type);
+    List<String> keys = members.stream().map(ShardingModel::memberName).toList();
+    AnnotatedElement key = members.size() == 1 ? members.get(0) : null;
+    Class<?> keyJavaType = key == null ? null
+        : key instanceof Field f ? f.getType() : ((Method) key).getReturnType();
+    CoLocated coLocated = type.getAnnotation(CoLocated.class);
+    return new Declared(type.isAnnotationPresent(ReferenceTable.class), keys, key == null ? null : attributeName(key),
+        keyJavaType, keyJavaType == null ? null : keyJavaType.getName(),
+        coLocated == null ? null : coLocated.with().getName(), Origin.REFLECTION);
+  }
+
+  private static Declared fromMetadata(Class<?> type, RoutingMetadata routing) {
+    String key = routing.shardKey(type);
+    String keyTypeName = routing.keyType(type);
+    return new Declared(routing.reference(type), key == null ? List.of() : List.of(key), key,
+        keyTypeName == null ? null : KEY_TYPES.get(keyTypeName), keyTypeName, routing.coLocatedWith(type),
+        Origin.METADATA);
+  }
+
+  /** The key type names the processor writes, as the Java types the runtime hashes. */
+  private static final Map<String, Class<?>> KEY_TYPES = Map.of("long", long.class, "int", int.class,
+      "short", short.class, "String", String.class, "UUID", java.util.UUID.class);
 
   /** The entity an association points to (to-one, or the element of a collection), or null for a plain value. */
   public static String associatedEntity(Value value) {

@@ -48,6 +48,15 @@ public final class ShardwiseIntegrator implements Integrator {
     }
     runtime.installModel(ShardingModel.build(metadata, runtime.config().unitName()));
     QueryGuards.install(translator, metadata, runtime.model(), runtime.config().unitName());
+    if (!(sessionFactory.getSessionFactoryOptions().getCustomSqmTranslatorFactory()
+        instanceof io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory)) {
+      throw new ShardingConfigurationException("Persistence unit '" + runtime.config().unitName() + "' uses"
+          + " Shardwise but its SQM translator factory is not Shardwise's guard, so criteria queries without a"
+          + " shard key would run on one shard unnoticed: set "
+          + io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory.SETTING + " = "
+          + io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory.class.getName()
+          + " (Shardwise sets it unless the property is already set to another class)");
+    }
 
     ShardGuard guard = new ShardGuard(runtime);
     EventListenerRegistry listeners = registry.getService(EventListenerRegistry.class);

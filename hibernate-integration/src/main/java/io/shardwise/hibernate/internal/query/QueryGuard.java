@@ -83,6 +83,27 @@ public final class QueryGuard {
     return hql.startsWith(SCATTER_GATHER_MARK) ? hql : SCATTER_GATHER_MARK + hql;
   }
 
+  /**
+   * The comment that marks a criteria query as a scatter-gather query (a criteria query has no
+   * text to put {@link #SCATTER_GATHER_MARK} in front of); set it with {@link #scatterGather(org.hibernate.query.SelectionQuery)}.
+   */
+  public static final String SCATTER_GATHER_COMMENT = "shardwise:scatter-gather";
+
+  /**
+   * Marks a selection query created from a criteria query to run on every shard inside
+   * {@link #bypass(Supplier)}: sets its comment to {@value #SCATTER_GATHER_COMMENT} and keeps its
+   * plan out of Hibernate's query plan cache. Hibernate keys a cached criteria plan by the
+   * query's structure, not by its comment, so a cached plan of the marked query would later serve
+   * the same criteria query unmarked, past the guard. (Criteria updates and deletes cannot be
+   * kept out of that cache, so they have no scatter-gather mark; one that leaves the key
+   * unpinned is refused, inside a bypass too.)
+   */
+  public static <Q extends org.hibernate.query.SelectionQuery<?>> Q scatterGather(Q query) {
+    query.setComment(SCATTER_GATHER_COMMENT);
+    query.setQueryPlanCacheable(false);
+    return query;
+  }
+
   /** Whether the current thread is inside {@link #bypass(Supplier)}. */
   public static boolean bypassed() {
     int[] depth = BYPASS.get();
@@ -120,6 +141,15 @@ public final class QueryGuard {
           + " from the bare text, which stays guarded. Query: \"" + quote(hql) + "\"");
     }
     throw new ShardKeyMissingException(refusal);
+  }
+
+  /**
+   * Admits a criteria query, given as the HQL Hibernate renders from it, or throws
+   * {@link ShardKeyMissingException}; a query whose comment is {@value #SCATTER_GATHER_COMMENT}
+   * counts as marked.
+   */
+  void checkCriteria(String renderedHql, String comment) {
+    check(SCATTER_GATHER_COMMENT.equals(comment) ? scatterGather(renderedHql) : renderedHql);
   }
 
   /** How many times the rule itself ran (a verdict found in the cache does not count). */

@@ -23,6 +23,10 @@ public final class QueryGuardContributor implements ServiceContributor {
     if (isShardwise(settings.get(CONNECTION_PROVIDER)) && !settings.containsKey(GuardedHqlTranslator.SETTING)) {
       builder.applySetting(GuardedHqlTranslator.SETTING, GuardedHqlTranslator.class.getName());
     }
+    if (isShardwise(settings.get(CONNECTION_PROVIDER))
+        && !settings.containsKey(GuardedSqmTranslatorFactory.SETTING)) {
+      builder.applySetting(GuardedSqmTranslatorFactory.SETTING, GuardedSqmTranslatorFactory.class.getName());
+    }
   }
 
   private static boolean isShardwise(Object provider) {

@@ -33,6 +33,7 @@ import org.hibernate.grammars.hql.HqlParser.JoinPathContext;
 import org.hibernate.grammars.hql.HqlParser.JoinTypeContext;
 import org.hibernate.grammars.hql.HqlParser.JpaCollectionJoinContext;
 import org.hibernate.grammars.hql.HqlParser.LiteralExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.NamedParameterContext;
 import org.hibernate.grammars.hql.HqlParser.OrPredicateContext;
 import org.hibernate.grammars.hql.HqlParser.ParamInListContext;
 import org.hibernate.grammars.hql.HqlParser.ParameterExpressionContext;
@@ -84,6 +85,102 @@ public final class ShardKeyRule {
    * only add noise).
    */
   public List<Unpinned> check(String hql) {
+    ParseTree statement = parse(hql);
+    if (statement == null) {
+      return null;
+    }
+    List<Unpinned> result = new ArrayList<>();
+    walk(statement, null, result);
+    return result;
+  }
+
+  /**
+   * The named parameter that carries the shard key of the statement's first FROM entity, when the
+   * top-level WHERE clause (through AND only) compares that key with {@code =} to
+   * {@code :parameter}; null when there is no such parameter, the entity is not sharded, or the
+   * query does not parse.
+   */
+  public String keyParameter(String hql) {
+    ParseTree statement = parse(hql);
+    ParseTree top = statement == null ? null : firstStatement(statement);
+    Scope scope = new Scope(null);
+    WhereClauseContext where;
+    if (top instanceof QueryContext) {
+      QueryContext query = (QueryContext) top;
+      if (query.fromClause() == null || query.fromClause().entityWithJoins().isEmpty()) {
+        return null;
+      }
+      addSources(query.fromClause().entityWithJoins(0), scope);
+      where = query.whereClause();
+    } else if (top instanceof UpdateStatementContext) {
+      addSources(((UpdateStatementContext) top).entityWithJoins(), scope);
+      where = ((UpdateStatementContext) top).whereClause();
+    } else if (top instanceof DeleteStatementContext) {
+      addSources(((DeleteStatementContext) top).entityWithJoins(), scope);
+      where = ((DeleteStatementContext) top).whereClause();
+    } else {
+      return null;
+    }
+    if (where == null || scope.sources.isEmpty() || !scope.sources.get(0).sharded()) {
+      return null;
+    }
+    return parameterFor(where.predicate(), scope.sources.get(0), scope);
+  }
+
+  private static ParseTree firstStatement(ParseTree node) {
+    if (node instanceof QueryContext || node instanceof UpdateStatementContext
+        || node instanceof DeleteStatementContext) {
+      return node;
+    }
+    for (int i = 0; i < node.getChildCount(); i++) {
+      ParseTree found = firstStatement(node.getChild(i));
+      if (found != null) {
+        return found;
+      }
+    }
+    return null;
+  }
+
+  private static String parameterFor(PredicateContext predicate, Source root, Scope scope) {
+    if (predicate instanceof GroupedPredicateContext) {
+      return parameterFor(((GroupedPredicateContext) predicate).predicate(), root, scope);
+    }
+    if (predicate instanceof AndPredicateContext) {
+      AndPredicateContext and = (AndPredicateContext) predicate;
+      String left = parameterFor(and.predicate(0), root, scope);
+      return left != null ? left : parameterFor(and.predicate(1), root, scope);
+    }
+    if (predicate instanceof BinaryExpressionPredicateContext) {
+      BinaryExpressionPredicateContext binary = (BinaryExpressionPredicateContext) predicate;
+      if (binary.EQUAL() != null && binary.NOT() == null && binary.expression().size() == 2) {
+        ExpressionContext left = binary.expression(0);
+        ExpressionContext right = binary.expression(1);
+        if (keyOf(left, scope) == root && namedParameter(right) != null) {
+          return namedParameter(right);
+        }
+        if (keyOf(right, scope) == root && namedParameter(left) != null) {
+          return namedParameter(left);
+        }
+      }
+    }
+    return null;
+  }
+
+  private static String namedParameter(ExpressionContext expression) {
+    ExpressionContext e = unwrap(expression);
+    if (e instanceof BarePrimaryExpressionContext) {
+      PrimaryExpressionContext primary = ((BarePrimaryExpressionContext) e).primaryExpression();
+      if (primary instanceof ParameterExpressionContext
+          && ((ParameterExpressionContext) primary).parameter() instanceof NamedParameterContext) {
+        return ((NamedParameterContext) ((ParameterExpressionContext) primary).parameter())
+            .identifier().getText();
+      }
+    }
+    return null;
+  }
+
+  /** The parse tree of a statement, or null when it does not parse. */
+  private static ParseTree parse(String hql) {
     HqlLexer lexer = new HqlLexer(CharStreams.fromString(hql));
     HqlParser parser = new HqlParser(new CommonTokenStream(lexer));
     SyntaxErrors errors = new SyntaxErrors();
@@ -100,9 +197,7 @@ public final class ShardKeyRule {
     if (errors.count > 0) {
       return null;
     }
-    List<Unpinned> result = new ArrayList<>();
-    walk(statement, null, result);
-    return result;
+    return statement;
   }
 
   private static final class SyntaxErrors extends BaseErrorListener {

@@ -1,0 +1,78 @@
+package io.shardwise.hibernate.internal.query;
+
+import org.hibernate.engine.spi.LoadQueryInfluencers;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.query.spi.QueryOptions;
+import org.hibernate.query.spi.QueryParameterBindings;
+import org.hibernate.query.sqm.SqmQuerySource;
+import org.hibernate.query.sqm.internal.DomainParameterXref;
+import org.hibernate.query.sqm.sql.SqmTranslator;
+import org.hibernate.query.sqm.sql.SqmTranslatorFactory;
+import org.hibernate.query.sqm.sql.StandardSqmTranslatorFactory;
+import org.hibernate.query.sqm.tree.SqmDmlStatement;
+import org.hibernate.query.sqm.tree.SqmStatement;
+import org.hibernate.query.sqm.tree.select.SqmSelectStatement;
+import org.hibernate.sql.ast.spi.SqlAstCreationContext;
+import org.hibernate.sql.ast.tree.MutationStatement;
+import org.hibernate.sql.ast.tree.select.SelectStatement;
+
+/**
+ * Hibernate's SQM-to-SQL translator factory with the shard-key guard in front, for criteria
+ * queries, which never pass through the HQL translator. Set through {@value #SETTING} (Shardwise
+ * sets it next to {@link GuardedHqlTranslator#SETTING}; see {@link QueryGuardContributor}).
+ *
+ * <p>Hibernate asks it for a translator when it builds the SQL of a query, before any SQL is
+ * sent. A statement that came from a {@code CriteriaBuilder} ({@link SqmQuerySource#CRITERIA}) is
+ * rendered as HQL ({@code toHqlString()}) and held to the same rule by the session factory's
+ * {@link QueryGuard}, whose verdict is kept per rendered text; statements from HQL were judged when
+ * their text was translated and pass untouched. The translation itself is delegated to the
+ * dialect's factory, or to Hibernate's standard one.
+ */
+public final class GuardedSqmTranslatorFactory implements SqmTranslatorFactory {
+
+  /** Hibernate's property naming a custom SQM translator factory class. */
+  public static final String SETTING = "hibernate.query.sqm.translator";
+
+  private volatile SqmTranslatorFactory delegate;
+
+  public GuardedSqmTranslatorFactory() {}
+
+  @Override
+  public SqmTranslator<SelectStatement> createSelectTranslator(SqmSelectStatement<?> statement,
+      QueryOptions queryOptions, DomainParameterXref domainParameterXref, QueryParameterBindings parameterBindings,
+      LoadQueryInfluencers loadQueryInfluencers, SqlAstCreationContext creationContext,
+      boolean deduplicateSelectionItems) {
+    guard(statement, queryOptions, creationContext.getSessionFactory());
+    return delegate(creationContext.getSessionFactory()).createSelectTranslator(statement, queryOptions,
+        domainParameterXref, parameterBindings, loadQueryInfluencers, creationContext, deduplicateSelectionItems);
+  }
+
+  @Override
+  public SqmTranslator<? extends MutationStatement> createMutationTranslator(SqmDmlStatement<?> statement,
+      QueryOptions queryOptions, DomainParameterXref domainParameterXref, QueryParameterBindings parameterBindings,
+      LoadQueryInfluencers loadQueryInfluencers, SqlAstCreationContext creationContext) {
+    guard(statement, queryOptions, creationContext.getSessionFactory());
+    return delegate(creationContext.getSessionFactory()).createMutationTranslator(statement, queryOptions,
+        domainParameterXref, parameterBindings, loadQueryInfluencers, creationContext);
+  }
+
+  private static void guard(SqmStatement<?> statement, QueryOptions options, SessionFactoryImplementor factory) {
+    if (statement.getQuerySource() != SqmQuerySource.CRITERIA) {
+      return;
+    }
+    QueryGuard guard = QueryGuards.of(factory);
+    if (guard != null) {
+      guard.checkCriteria(statement.toHqlString(), options == null ? null : options.getComment());
+    }
+  }
+
+  private SqmTranslatorFactory delegate(SessionFactoryImplementor factory) {
+    SqmTranslatorFactory d = delegate;
+    if (d == null) {
+      SqmTranslatorFactory dialects = factory.getJdbcServices().getDialect().getSqmTranslatorFactory();
+      d = dialects != null ? dialects : new StandardSqmTranslatorFactory();
+      delegate = d;
+    }
+    return d;
+  }
+}
