@@ -188,7 +188,7 @@ public final class CrossShardTransactionWorkload {
         } else {
           System.out.println("[tx-bench] invariant holds: the sum of balances is unchanged");
           if (options.docs != null) {
-            writeSection(options.docs, report);
+            Workloads.writeSection(options.docs, SECTION, BEGIN, END, "", report);
             System.out.println("[tx-bench] results written to " + options.docs);
           }
           status = 0;
@@ -443,11 +443,11 @@ public final class CrossShardTransactionWorkload {
     }
 
     double p50Ms() {
-      return percentile(sortedNanos, 0.50) / 1e6;
+      return Workloads.percentile(sortedNanos, 0.50) / 1e6;
     }
 
     double p99Ms() {
-      return percentile(sortedNanos, 0.99) / 1e6;
+      return Workloads.percentile(sortedNanos, 0.99) / 1e6;
     }
 
     String summary() {
@@ -563,36 +563,7 @@ public final class CrossShardTransactionWorkload {
     return base > 0 ? String.format(Locale.ROOT, "%.2f", value / base) : "–";
   }
 
-  /**
-   * Puts {@code generated} between this workload's markers, or appends the section "Cross-shard
-   * transactions" with it at the end of the file; the rest of the file is left as it is.
-   */
-  static void writeSection(Path docs, String generated) throws IOException {
-    String text = Files.readString(docs, StandardCharsets.UTF_8);
-    int begin = text.indexOf(BEGIN);
-    int end = text.indexOf(END);
-    String updated;
-    if (begin >= 0 && end > begin) {
-      updated = text.substring(0, begin) + generated + text.substring(end + END.length());
-    } else if (text.contains(SECTION + "\n")) {
-      throw new IllegalStateException(docs + " has a section '" + SECTION + "' without the markers " + BEGIN
-          + " ... " + END + ": put them where the results belong, or remove the section");
-    } else {
-      updated = text.stripTrailing() + "\n\n" + SECTION + "\n\n" + generated + "\n";
-    }
-    Files.writeString(docs, updated, StandardCharsets.UTF_8);
-  }
-
   // --- small helpers ------------------------------------------------------------------------
-
-  /** Nearest-rank percentile of sorted values; NaN when there are none. */
-  static double percentile(long[] sorted, double q) {
-    if (sorted.length == 0) {
-      return Double.NaN;
-    }
-    int rank = (int) Math.ceil(q * sorted.length);
-    return sorted[Math.max(0, Math.min(sorted.length, rank) - 1)];
-  }
 
   static long min(long[] values) {
     return Arrays.stream(values).min().orElse(0);

@@ -95,8 +95,8 @@ final class LoadRunner {
       at += l.size;
     }
     Arrays.sort(all);
-    return new LoadResult(subject, threads, total, (stop - start) / 1e9, percentile(all, 0.50) / 1e3,
-        percentile(all, 0.99) / 1e3, errors.sum(), firstError);
+    return new LoadResult(subject, threads, total, (stop - start) / 1e9, Workloads.percentile(all, 0.50) / 1e3,
+        Workloads.percentile(all, 0.99) / 1e3, errors.sum(), firstError);
   }
 
   private void work(int rows, LongFunction<Customer> lookup, Latencies latencies) {
@@ -129,12 +129,4 @@ final class LoadRunner {
     }
   }
 
-  /** The nearest-rank percentile of sorted values (0 for none). */
-  private static double percentile(long[] sorted, double q) {
-    if (sorted.length == 0) {
-      return 0;
-    }
-    int rank = (int) Math.ceil(q * sorted.length);
-    return sorted[Math.max(0, rank - 1)];
-  }
 }

@@ -125,7 +125,7 @@ public final class ReadWriteMixWorkload {
         System.out.println();
         System.out.println(report);
         if (options.docs != null) {
-          writeSection(options.docs, report);
+          Workloads.writeSection(options.docs, SECTION, BEGIN, END, "", report);
           System.out.println("[rw-bench] results written to " + options.docs);
         }
       }
@@ -329,8 +329,8 @@ public final class ReadWriteMixWorkload {
       return String.format(Locale.ROOT, "%s: %.0f ops/s (per second %d-%d), replicas served %.1f%% of %d reads,"
               + " read p50 %.2f p99 %.2f ms, write p50 %.2f p99 %.2f ms, %d stale reads, %d errors%s",
           label, opsPerSecond, min(perSecond), max(perSecond), replicaShare(), replicaReads + primaryReads,
-          ms(percentile(reads, 0.50)), ms(percentile(reads, 0.99)), ms(percentile(writes, 0.50)),
-          ms(percentile(writes, 0.99)), staleReads, errors, firstError == null ? "" : " (first: " + firstError + ")");
+          ms(Workloads.percentile(reads, 0.50)), ms(Workloads.percentile(reads, 0.99)), ms(Workloads.percentile(writes, 0.50)),
+          ms(Workloads.percentile(writes, 0.99)), staleReads, errors, firstError == null ? "" : " (first: " + firstError + ")");
     }
   }
 
@@ -495,8 +495,8 @@ public final class ReadWriteMixWorkload {
     String summary() {
       return String.format(Locale.ROOT, "LSN capture, %d thread(s): with %.0f ops/s, without %.0f ops/s, ratio %.3f"
               + " (pairs %.3f-%.3f), p50 %.2f vs %.2f ms, %d errors", threads, lsnOpsPerSecond(), plainOpsPerSecond(),
-          ratio(), minRatio(), maxRatio(), ms(percentile(lsnLatencies.sorted(), 0.5)),
-          ms(percentile(plainLatencies.sorted(), 0.5)), errors);
+          ratio(), minRatio(), maxRatio(), ms(Workloads.percentile(lsnLatencies.sorted(), 0.5)),
+          ms(Workloads.percentile(plainLatencies.sorted(), 0.5)), errors);
     }
   }
 
@@ -569,8 +569,8 @@ public final class ReadWriteMixWorkload {
       long[] writes = r.writeNanos.sorted();
       b.append(String.format(Locale.ROOT, "| %d ms | %s | %d | %.1f %% | %.0f (%d–%d) | %.2f / %.2f | %.2f / %.2f"
               + " | %d of %d | %d |%n", r.delayMs, r.ryw ? "on (LSN, scope per user)" : "off (no scope)", r.threads,
-          r.replicaShare(), r.opsPerSecond, min(r.perSecond), max(r.perSecond), ms(percentile(reads, 0.5)),
-          ms(percentile(reads, 0.99)), ms(percentile(writes, 0.5)), ms(percentile(writes, 0.99)), r.staleReads,
+          r.replicaShare(), r.opsPerSecond, min(r.perSecond), max(r.perSecond), ms(Workloads.percentile(reads, 0.5)),
+          ms(Workloads.percentile(reads, 0.99)), ms(Workloads.percentile(writes, 0.5)), ms(Workloads.percentile(writes, 0.99)), r.staleReads,
           reads.length, r.errors));
     }
     b.append("\nLSN capture per write transaction (").append(o.pairs).append(" pairs of ").append(o.blockMillis)
@@ -581,30 +581,10 @@ public final class ReadWriteMixWorkload {
     for (CaptureResult c : captures) {
       b.append(String.format(Locale.ROOT, "| %d | %.0f | %.0f | %.3f | %.3f–%.3f | %.2f / %.2f | %d |%n", c.threads,
           c.lsnOpsPerSecond(), c.plainOpsPerSecond(), c.ratio(), c.minRatio(), c.maxRatio(),
-          ms(percentile(c.lsnLatencies.sorted(), 0.5)), ms(percentile(c.plainLatencies.sorted(), 0.5)), c.errors));
+          ms(Workloads.percentile(c.lsnLatencies.sorted(), 0.5)), ms(Workloads.percentile(c.plainLatencies.sorted(), 0.5)), c.errors));
     }
     b.append('\n').append(END);
     return b.toString();
-  }
-
-  /**
-   * Puts {@code generated} between the markers of the "Read/write splitting" section, or appends
-   * that section when the file has none; the rest of the file is left as it is.
-   */
-  static void writeSection(Path docs, String generated) throws IOException {
-    String text = Files.readString(docs, StandardCharsets.UTF_8);
-    int begin = text.indexOf(BEGIN);
-    int end = text.indexOf(END);
-    String updated;
-    if (begin >= 0 && end > begin) {
-      updated = text.substring(0, begin) + generated + text.substring(end + END.length());
-    } else if (text.contains(SECTION + "\n")) {
-      throw new IllegalStateException(docs + " has a section '" + SECTION + "' without the markers " + BEGIN
-          + " ... " + END + ": put them where the results belong, or remove the section");
-    } else {
-      updated = text.stripTrailing() + "\n\n" + SECTION + "\n\n" + generated + "\n";
-    }
-    Files.writeString(docs, updated, StandardCharsets.UTF_8);
   }
 
   // --- small helpers ------------------------------------------------------------------------
@@ -614,15 +594,7 @@ public final class ReadWriteMixWorkload {
     return total == 0 ? Double.NaN : 100.0 * replica / total;
   }
 
-  static long percentile(long[] sorted, double q) {
-    if (sorted.length == 0) {
-      return -1;
-    }
-    int index = (int) Math.ceil(q * sorted.length) - 1;
-    return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-  }
-
-  static double ms(long nanos) {
+  static double ms(double nanos) {
     return nanos < 0 ? Double.NaN : nanos / 1e6;
   }
 

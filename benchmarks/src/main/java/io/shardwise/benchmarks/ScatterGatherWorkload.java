@@ -139,7 +139,7 @@ public final class ScatterGatherWorkload {
         System.out.println();
         System.out.println(report);
         if (options.docs != null) {
-          writeSection(options.docs, report);
+          Workloads.writeSection(options.docs, SECTION, BEGIN, END, INTRO, report);
           System.out.println(TAG + "results written to " + options.docs);
         }
       }
@@ -423,7 +423,7 @@ public final class ScatterGatherWorkload {
     static Stats of(long[] nanos) {
       long[] sorted = nanos.clone();
       Arrays.sort(sorted);
-      return new Stats(ScatterGatherWorkload.mean(sorted, sorted.length), percentile(sorted, 0.50), percentile(sorted, 0.99), sorted[0],
+      return new Stats(ScatterGatherWorkload.mean(sorted, sorted.length), (long) Workloads.percentile(sorted, 0.50), (long) Workloads.percentile(sorted, 0.99), sorted[0],
           sorted[sorted.length - 1]);
     }
 
@@ -495,30 +495,6 @@ public final class ScatterGatherWorkload {
         .collect(Collectors.joining(" / "));
   }
 
-  /**
-   * Replaces the generated block of the section, or appends the section (with a short fixed
-   * introduction) at the end of the file when it is not there yet. Nothing else is touched.
-   */
-  static void writeSection(Path docs, String generated) throws IOException {
-    String text = Files.readString(docs, StandardCharsets.UTF_8);
-    int begin = text.indexOf(BEGIN);
-    int end = text.indexOf(END);
-    String updated;
-    if (begin >= 0 && end > begin) {
-      int after = end + END.length();
-      if (after < text.length() && text.charAt(after) == '\n') {
-        after++;
-      }
-      updated = text.substring(0, begin) + generated + text.substring(after);
-    } else if (text.contains(SECTION + "\n")) {
-      throw new IllegalStateException(docs + " has a section '" + SECTION + "' without the markers " + BEGIN
-          + " ... " + END + ": put them where the results belong, or remove the section");
-    } else {
-      updated = text.stripTrailing() + "\n\n" + SECTION + "\n\n" + INTRO + "\n" + generated;
-    }
-    Files.writeString(docs, updated, StandardCharsets.UTF_8);
-  }
-
   static final String INTRO = """
       `ScatterGatherWorkload` measures, on a testkit topology of three shards (one PostgreSQL each),
       (a) a query without the shard key through `shards.scatter()` with one shard slowed, against a
@@ -580,12 +556,7 @@ public final class ScatterGatherWorkload {
     return n == 0 ? Double.NaN : (double) sum / n;
   }
 
-  static long percentile(long[] sorted, double q) {
-    int index = (int) Math.ceil(q * sorted.length) - 1;
-    return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-  }
-
-  static double ms(long nanos) {
+  static double ms(double nanos) {
     return nanos / 1e6;
   }
 
