@@ -72,7 +72,7 @@ public final class SampleApp {
             shard.replica(0).jdbcUrl());
       }
 
-      walk.step("Build the session factory: four annotated entities, schema created on every shard");
+      walk.step("Build the session factory: eight annotated entities, schema created on every shard, shard map in a control database");
       Shardwise.Builder config = Shardwise.configure()
           .credentials("postgres", null)
           .schema("create")
