@@ -10,7 +10,6 @@ import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import jakarta.persistence.LockModeType;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -166,9 +165,8 @@ public final class CrossShardTransactionWorkload {
 
         Totals after = totals(pg);
         List<String> prepared = preparedTransactions(pg);
-        long unfinishedSagas = count(pg.shard(0),
-            "SELECT count(*) FROM shardwise.saga WHERE state IN ('RUNNING', 'COMPENSATING')");
-        long completedSagas = count(pg.shard(0), "SELECT count(*) FROM shardwise.saga WHERE state = 'COMPLETED'");
+        long unfinishedSagas = Workloads.count(pg.shard(0).primary(), "SELECT count(*) FROM shardwise.saga WHERE state IN ('RUNNING', 'COMPENSATING')");
+        long completedSagas = Workloads.count(pg.shard(0).primary(), "SELECT count(*) FROM shardwise.saga WHERE state = 'COMPLETED'");
         System.out.println();
         System.out.printf(Locale.ROOT, "[tx-bench] sum of balances: before %,d, after %,d (%d accounts before,"
             + " %d after)%n", before.sum, after.sum, before.accounts, after.accounts);
@@ -178,7 +176,7 @@ public final class CrossShardTransactionWorkload {
         boolean invariantHolds = before.sum == after.sum && before.accounts == after.accounts
             && prepared.isEmpty() && unfinishedSagas == 0;
         String loadAfter = loadAverage();
-        String report = report(options, cells, serverVersion(pg), loadBefore, loadAfter, before, after);
+        String report = report(options, cells, Workloads.serverVersion(pg.shard(0).primary()), loadBefore, loadAfter, before, after);
         System.out.println();
         System.out.println(report);
         if (!invariantHolds) {
@@ -452,7 +450,7 @@ public final class CrossShardTransactionWorkload {
 
     String summary() {
       return String.format(Locale.ROOT, "%s, %d thread(s): %.0f ops/s (per second %d-%d), p50 %.2f ms, p99 %.2f ms,"
-              + " %d transfers, %d errors%s", mode.label, threads, opsPerSecond, min(perSecond), max(perSecond),
+              + " %d transfers, %d errors%s", mode.label, threads, opsPerSecond, Workloads.min(perSecond), Workloads.max(perSecond),
           p50Ms(), p99Ms(), sortedNanos.length, errors, firstError == null ? "" : " (first: " + firstError + ")");
     }
   }
@@ -486,24 +484,6 @@ public final class CrossShardTransactionWorkload {
       }
     }
     return gids;
-  }
-
-  private static long count(PostgresShard shard, String sql) throws SQLException {
-    try (Connection c = shard.primary().dataSource().getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  private static String serverVersion(PostgresTopology pg) {
-    try (Connection c = pg.shard(0).primary().dataSource().getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SHOW server_version")) {
-      rs.next();
-      return rs.getString(1);
-    } catch (SQLException e) {
-      return "unknown (" + e.getMessage() + ")";
-    }
   }
 
   private static String loadAverage() {
@@ -548,7 +528,7 @@ public final class CrossShardTransactionWorkload {
     for (Cell c : cells) {
       Cell base = baseline.get(c.threads);
       b.append(String.format(Locale.ROOT, "| %d | %s | %,.0f (%,d–%,d) | %.2f | %.2f | %s | %s | %s | %d |%n",
-          c.threads, c.mode.label, c.opsPerSecond, min(c.perSecond), max(c.perSecond), c.p50Ms(), c.p99Ms(),
+          c.threads, c.mode.label, c.opsPerSecond, Workloads.min(c.perSecond), Workloads.max(c.perSecond), c.p50Ms(), c.p99Ms(),
           base == null ? "–" : ratio(c.opsPerSecond, base.opsPerSecond),
           base == null ? "–" : ratio(c.p50Ms(), base.p50Ms()),
           base == null ? "–" : ratio(c.p99Ms(), base.p99Ms()), c.errors));
@@ -564,14 +544,6 @@ public final class CrossShardTransactionWorkload {
   }
 
   // --- small helpers ------------------------------------------------------------------------
-
-  static long min(long[] values) {
-    return Arrays.stream(values).min().orElse(0);
-  }
-
-  static long max(long[] values) {
-    return Arrays.stream(values).max().orElse(0);
-  }
 
   /** A growable array of longs: latencies without boxing. */
   static final class LongList {
@@ -613,20 +585,16 @@ public final class CrossShardTransactionWorkload {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (String arg : args) {
-        int eq = arg.indexOf('=');
-        if (eq <= 0) {
-          throw new IllegalArgumentException("Arguments are key=value, e.g. duration=8; got '" + arg + "'");
-        }
-        String key = arg.substring(0, eq);
-        String value = arg.substring(eq + 1);
+      for (Map.Entry<String, String> arg : Workloads.keyValues(args, "jvmwarmup, warmup, duration, threads, modes, docs").entrySet()) {
+        String key = arg.getKey();
+        String value = arg.getValue();
         try {
           switch (key) {
-            case "jvmwarmup" -> o.jvmWarmupSeconds = nonNegative(key, Integer.parseInt(value));
-            case "warmup" -> o.warmupSeconds = nonNegative(key, Integer.parseInt(value));
-            case "duration" -> o.durationSeconds = positive(key, Integer.parseInt(value));
+            case "jvmwarmup" -> o.jvmWarmupSeconds = Workloads.nonNegative(key, Integer.parseInt(value));
+            case "warmup" -> o.warmupSeconds = Workloads.nonNegative(key, Integer.parseInt(value));
+            case "duration" -> o.durationSeconds = Workloads.positive(key, Integer.parseInt(value));
             case "threads" -> o.threads = Arrays.stream(value.split(","))
-                .mapToInt(v -> positive(key, Integer.parseInt(v.trim()))).toArray();
+                .mapToInt(v -> Workloads.positive(key, Integer.parseInt(v.trim()))).toArray();
             case "modes" -> o.modes = Arrays.stream(value.split(",")).map(v -> Mode.of(v.trim())).distinct()
                 .sorted().toList();
             case "docs" -> o.docs = value.equals("none") ? null : Path.of(value);
@@ -647,20 +615,6 @@ public final class CrossShardTransactionWorkload {
             + " run from the repository root, or pass docs=<file> or docs=none");
       }
       return o;
-    }
-
-    private static int positive(String key, int value) {
-      if (value <= 0) {
-        throw new IllegalArgumentException(key + " must be positive, got " + value);
-      }
-      return value;
-    }
-
-    private static int nonNegative(String key, int value) {
-      if (value < 0) {
-        throw new IllegalArgumentException(key + " must not be negative, got " + value);
-      }
-      return value;
     }
 
     @Override

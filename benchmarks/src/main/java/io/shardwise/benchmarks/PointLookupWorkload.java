@@ -117,14 +117,7 @@ public final class PointLookupWorkload {
           values.put(name, value);
         }
       }
-      for (String arg : args) {
-        int eq = arg.indexOf('=');
-        if (eq < 1) {
-          throw new IllegalArgumentException("Arguments are key=value (shards, rows, threads, warmup, duration, pool,"
-              + " systems, report); got '" + arg + "'");
-        }
-        values.put(arg.substring(0, eq).trim(), arg.substring(eq + 1).trim());
-      }
+      values.putAll(Workloads.keyValues(args, "shards, rows, threads, warmup, duration, pool, systems, report"));
       int shards = intValue(values, "shards", 2, 1, 64);
       int rows = intValue(values, "rows", 100_000, 1, 100_000_000);
       int[] threads = Arrays.stream(values.getOrDefault("threads", "1,2,4").split(","))
@@ -184,7 +177,7 @@ public final class PointLookupWorkload {
       PostgresTopology sharded = PostgresTopology.builder().shards(settings.shards()).start();
       resources.add(sharded);
       System.out.printf("PostgreSQL up in %d ms: 1 baseline server, %d shard server(s); %s%n",
-          (System.nanoTime() - t0) / 1_000_000, settings.shards(), serverVersion(single.shard(0)));
+          (System.nanoTime() - t0) / 1_000_000, settings.shards(), "PostgreSQL " + Workloads.serverVersion(single.shard(0).primary()));
 
       List<String> shardIds = new ArrayList<>();
       Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).entities(Customer.class)
@@ -455,14 +448,6 @@ public final class PointLookupWorkload {
       if (rs.getLong(1) != expected) {
         throw new IllegalStateException(where + " holds " + rs.getLong(1) + " customers, expected " + expected);
       }
-    }
-  }
-
-  private static String serverVersion(PostgresShard server) throws SQLException {
-    try (Connection c = server.primary().dataSource().getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("show server_version")) {
-      rs.next();
-      return "PostgreSQL " + rs.getString(1);
     }
   }
 

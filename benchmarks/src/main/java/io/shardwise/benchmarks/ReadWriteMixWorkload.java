@@ -8,19 +8,14 @@ import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -121,7 +116,7 @@ public final class ReadWriteMixWorkload {
         for (int threads : options.captureThreads) {
           captures.add(workload.runCapture(threads));
         }
-        String report = report(options, mixes, captures, serverVersion(pg));
+        String report = report(options, mixes, captures, Workloads.serverVersion(pg.shard(0).primary()));
         System.out.println();
         System.out.println(report);
         if (options.docs != null) {
@@ -328,7 +323,7 @@ public final class ReadWriteMixWorkload {
       long[] writes = writeNanos.sorted();
       return String.format(Locale.ROOT, "%s: %.0f ops/s (per second %d-%d), replicas served %.1f%% of %d reads,"
               + " read p50 %.2f p99 %.2f ms, write p50 %.2f p99 %.2f ms, %d stale reads, %d errors%s",
-          label, opsPerSecond, min(perSecond), max(perSecond), replicaShare(), replicaReads + primaryReads,
+          label, opsPerSecond, Workloads.min(perSecond), Workloads.max(perSecond), replicaShare(), replicaReads + primaryReads,
           ms(Workloads.percentile(reads, 0.50)), ms(Workloads.percentile(reads, 0.99)), ms(Workloads.percentile(writes, 0.50)),
           ms(Workloads.percentile(writes, 0.99)), staleReads, errors, firstError == null ? "" : " (first: " + firstError + ")");
     }
@@ -529,16 +524,6 @@ public final class ReadWriteMixWorkload {
     }
   }
 
-  private static String serverVersion(PostgresTopology pg) {
-    try (Connection c = pg.shard(0).primary().dataSource().getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SHOW server_version")) {
-      rs.next();
-      return rs.getString(1);
-    } catch (SQLException e) {
-      return "unknown (" + e.getMessage() + ")";
-    }
-  }
-
   private static void quietLibraries() {
     for (String name : List.of("org.hibernate", "com.zaxxer.hikari")) {
       Logger logger = Logger.getLogger(name);
@@ -569,7 +554,7 @@ public final class ReadWriteMixWorkload {
       long[] writes = r.writeNanos.sorted();
       b.append(String.format(Locale.ROOT, "| %d ms | %s | %d | %.1f %% | %.0f (%d–%d) | %.2f / %.2f | %.2f / %.2f"
               + " | %d of %d | %d |%n", r.delayMs, r.ryw ? "on (LSN, scope per user)" : "off (no scope)", r.threads,
-          r.replicaShare(), r.opsPerSecond, min(r.perSecond), max(r.perSecond), ms(Workloads.percentile(reads, 0.5)),
+          r.replicaShare(), r.opsPerSecond, Workloads.min(r.perSecond), Workloads.max(r.perSecond), ms(Workloads.percentile(reads, 0.5)),
           ms(Workloads.percentile(reads, 0.99)), ms(Workloads.percentile(writes, 0.5)), ms(Workloads.percentile(writes, 0.99)), r.staleReads,
           reads.length, r.errors));
     }
@@ -596,14 +581,6 @@ public final class ReadWriteMixWorkload {
 
   static double ms(double nanos) {
     return nanos < 0 ? Double.NaN : nanos / 1e6;
-  }
-
-  static long min(long[] values) {
-    return Arrays.stream(values).min().orElse(0);
-  }
-
-  static long max(long[] values) {
-    return Arrays.stream(values).max().orElse(0);
   }
 
   /** A growable array of longs: latencies without boxing. */
@@ -652,24 +629,20 @@ public final class ReadWriteMixWorkload {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (String arg : args) {
-        int eq = arg.indexOf('=');
-        if (eq <= 0) {
-          throw new IllegalArgumentException("Arguments are key=value, e.g. seconds=10; got '" + arg + "'");
-        }
-        String key = arg.substring(0, eq);
-        String value = arg.substring(eq + 1);
+      for (Map.Entry<String, String> arg : Workloads.keyValues(args, "seconds, warmup, threads, users, writes, delays, block, pairs, captureThreads, docs").entrySet()) {
+        String key = arg.getKey();
+        String value = arg.getValue();
         try {
           switch (key) {
-            case "seconds" -> o.seconds = positive(key, Integer.parseInt(value));
+            case "seconds" -> o.seconds = Workloads.positive(key, Integer.parseInt(value));
             case "warmup" -> o.warmupSeconds = Integer.parseInt(value);
             case "threads" -> o.threads = ints(key, value);
-            case "users" -> o.usersPerThread = positive(key, Integer.parseInt(value));
+            case "users" -> o.usersPerThread = Workloads.positive(key, Integer.parseInt(value));
             case "writes" -> o.writePercent = Integer.parseInt(value);
             case "delays" -> o.delaysMs = Arrays.stream(value.split(",")).mapToLong(v -> Long.parseLong(v.trim()))
                 .toArray();
-            case "block" -> o.blockMillis = positive(key, Integer.parseInt(value));
-            case "pairs" -> o.pairs = positive(key, Integer.parseInt(value));
+            case "block" -> o.blockMillis = Workloads.positive(key, Integer.parseInt(value));
+            case "pairs" -> o.pairs = Workloads.positive(key, Integer.parseInt(value));
             case "captureThreads" -> o.captureThreads = ints(key, value);
             case "docs" -> o.docs = value.equals("none") ? null : Path.of(value);
             default -> throw new IllegalArgumentException("Unknown option '" + key + "': use seconds, warmup,"
@@ -690,17 +663,10 @@ public final class ReadWriteMixWorkload {
       return o;
     }
 
-    private static int positive(String key, int value) {
-      if (value <= 0) {
-        throw new IllegalArgumentException(key + " must be positive, got " + value);
-      }
-      return value;
-    }
-
     private static int[] ints(String key, String value) {
       int[] parsed = Arrays.stream(value.split(",")).mapToInt(v -> Integer.parseInt(v.trim())).toArray();
       for (int v : parsed) {
-        positive(key, v);
+        Workloads.positive(key, v);
       }
       return parsed;
     }

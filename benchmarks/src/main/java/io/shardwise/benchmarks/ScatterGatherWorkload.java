@@ -6,13 +6,9 @@ import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -135,7 +131,7 @@ public final class ScatterGatherWorkload {
           lookups.add(workload.runLookups(threads));
         }
         double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-        String report = report(options, fanOuts, lookups, serverVersion(pg), loadBefore, loadAfter);
+        String report = report(options, fanOuts, lookups, Workloads.serverVersion(pg.shard(0).primary()), loadBefore, loadAfter);
         System.out.println();
         System.out.println(report);
         if (options.docs != null) {
@@ -190,8 +186,8 @@ public final class ScatterGatherWorkload {
     long entities = 0;
     long indexRows = 0;
     for (PostgresShard shard : pg.shards()) {
-      entities += count(shard, "SELECT count(*) FROM scatter_account");
-      indexRows += count(shard, "SELECT count(*) FROM shardwise_gidx_scatteraccount_email");
+      entities += Workloads.count(shard.primary(), "SELECT count(*) FROM scatter_account");
+      indexRows += Workloads.count(shard.primary(), "SELECT count(*) FROM shardwise_gidx_scatteraccount_email");
     }
     if (entities != options.rows || indexRows != options.rows) {
       throw new IllegalStateException("loaded " + entities + " entities and " + indexRows + " global index rows, expected "
@@ -522,24 +518,6 @@ public final class ScatterGatherWorkload {
     }
   }
 
-  private static long count(PostgresShard shard, String sql) throws SQLException {
-    try (Connection c = shard.primary().dataSource().getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  private static String serverVersion(PostgresTopology pg) {
-    try (Connection c = pg.shard(0).primary().dataSource().getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SHOW server_version")) {
-      rs.next();
-      return rs.getString(1);
-    } catch (SQLException e) {
-      return "?";
-    }
-  }
-
   private static void quietLibraries() {
     for (String name : List.of("org.hibernate", "com.zaxxer.hikari")) {
       Logger logger = Logger.getLogger(name);
@@ -578,24 +556,20 @@ public final class ScatterGatherWorkload {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (String arg : args) {
-        int eq = arg.indexOf('=');
-        if (eq <= 0) {
-          throw new IllegalArgumentException("expected key=value, got '" + arg + "'");
-        }
-        String key = arg.substring(0, eq);
-        String value = arg.substring(eq + 1);
+      for (Map.Entry<String, String> arg : Workloads.keyValues(args, "rows, batch, slowShard, slowMs, otherMs, iterations, warmup, lookups, lookupWarmup, threads, seed, docs").entrySet()) {
+        String key = arg.getKey();
+        String value = arg.getValue();
         switch (key) {
-          case "rows" -> o.rows = positive(key, value);
-          case "batch" -> o.batch = positive(key, value);
+          case "rows" -> o.rows = Workloads.positive(key, Integer.parseInt(value));
+          case "batch" -> o.batch = Workloads.positive(key, Integer.parseInt(value));
           case "slowShard" -> o.slowShard = Integer.parseInt(value);
-          case "slowMs" -> o.slowMs = positive(key, value);
+          case "slowMs" -> o.slowMs = Workloads.positive(key, Integer.parseInt(value));
           case "otherMs" -> o.otherMs = Arrays.stream(value.split(",")).mapToLong(v -> Long.parseLong(v.trim())).toArray();
-          case "iterations" -> o.iterations = positive(key, value);
+          case "iterations" -> o.iterations = Workloads.positive(key, Integer.parseInt(value));
           case "warmup" -> o.warmup = Integer.parseInt(value);
-          case "lookups" -> o.lookups = Math.max(2, positive(key, value));
+          case "lookups" -> o.lookups = Math.max(2, Workloads.positive(key, Integer.parseInt(value)));
           case "lookupWarmup" -> o.lookupWarmup = Integer.parseInt(value);
-          case "threads" -> o.threads = Arrays.stream(value.split(",")).mapToInt(v -> positive(key, v.trim())).toArray();
+          case "threads" -> o.threads = Arrays.stream(value.split(",")).mapToInt(v -> Workloads.positive(key, Integer.parseInt(v.trim()))).toArray();
           case "seed" -> o.seed = Long.parseLong(value);
           case "docs" -> o.docs = value.equals("none") ? null : Path.of(value);
           default -> throw new IllegalArgumentException("unknown option '" + key + "'; known: rows, batch, slowShard,"
@@ -606,14 +580,6 @@ public final class ScatterGatherWorkload {
         throw new IllegalArgumentException("slowShard, otherMs, warmup and lookupWarmup must not be negative");
       }
       return o;
-    }
-
-    private static int positive(String key, String value) {
-      int v = Integer.parseInt(value);
-      if (v <= 0) {
-        throw new IllegalArgumentException(key + " must be positive, got " + value);
-      }
-      return v;
     }
 
     @Override

@@ -1,11 +1,22 @@
 package io.shardwise.benchmarks;
 
+import io.shardwise.testkit.PostgresNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
-/** What the workload runners share: latency percentiles and writing their results into docs/benchmarks.md. */
+/**
+ * What the workload runners share: {@code key=value} arguments, latency percentiles, small reads of
+ * the servers, and writing their results into docs/benchmarks.md.
+ */
 final class Workloads {
   private Workloads() {}
 
@@ -44,5 +55,62 @@ final class Workloads {
           + (generated.endsWith("\n") ? "" : "\n");
     }
     Files.writeString(docs, updated, StandardCharsets.UTF_8);
+  }
+
+  /** {@code key=value} arguments in order; anything else is refused, naming the argument and the expected form. */
+  static Map<String, String> keyValues(String[] args, String keys) {
+    Map<String, String> values = new LinkedHashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("Arguments are key=value (" + keys + "); got '" + arg + "'");
+      }
+      values.put(arg.substring(0, eq).trim(), arg.substring(eq + 1).trim());
+    }
+    return values;
+  }
+
+  static int positive(String key, int value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(key + " must be positive, got " + value);
+    }
+    return value;
+  }
+
+  static int nonNegative(String key, int value) {
+    if (value < 0) {
+      throw new IllegalArgumentException(key + " must not be negative, got " + value);
+    }
+    return value;
+  }
+
+  static long min(long[] values) {
+    return Arrays.stream(values).min().orElse(0);
+  }
+
+  static long max(long[] values) {
+    return Arrays.stream(values).max().orElse(0);
+  }
+
+  /** The first column of the first row of a count query, on a server. */
+  static long count(PostgresNode node, String sql) throws SQLException {
+    try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** {@code SHOW server_version}, or what went wrong asking it. */
+  static String serverVersion(PostgresNode node) {
+    try {
+      try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SHOW server_version")) {
+        rs.next();
+        return rs.getString(1);
+      }
+    } catch (SQLException e) {
+      return "unknown (" + e.getMessage() + ")";
+    }
   }
 }

@@ -66,11 +66,7 @@ public final class ShardRoute {
    * methods only, which know when the work starts and ends.
    */
   public Session openSession() {
-    // Hibernate asks the tenant resolver when the session builder is created, before
-    // tenantIdentifier(...) applies: answer it with this shard rather than let it refuse.
-    try (ShardContext.Scope ignored = ShardContext.use(shardId)) {
-      return sessionFactory.withOptions().tenantIdentifier((Object) shardId).readOnly(readOnly).openSession();
-    }
+    return ShardwiseRuntime.openSession(sessionFactory, shardId, readOnly);
   }
 
   public void inSession(Consumer<Session> work) {

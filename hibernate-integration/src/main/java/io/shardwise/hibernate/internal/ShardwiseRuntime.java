@@ -138,6 +138,18 @@ public final class ShardwiseRuntime implements AutoCloseable {
     return pools;
   }
 
+  /**
+   * A new session bound to {@code shardId}. Hibernate asks the tenant resolver when the session
+   * builder is created, before {@code tenantIdentifier(...)} applies: the resolver is answered with
+   * this shard for that moment rather than let it refuse a session that does name its shard.
+   */
+  public static org.hibernate.Session openSession(org.hibernate.SessionFactory sessionFactory, String shardId,
+      boolean readOnly) {
+    try (io.shardwise.hibernate.ShardContext.Scope ignored = io.shardwise.hibernate.ShardContext.use(shardId)) {
+      return sessionFactory.withOptions().tenantIdentifier((Object) shardId).readOnly(readOnly).openSession();
+    }
+  }
+
   /** The shard that owns {@code key}. */
   public String shardFor(Object key) {
     if (key == null) {

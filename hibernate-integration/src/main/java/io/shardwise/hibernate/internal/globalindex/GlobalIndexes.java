@@ -5,7 +5,6 @@ import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.annotations.GlobalIndex;
 import io.shardwise.hibernate.BackfillProgress;
 import io.shardwise.hibernate.GlobalIndexUniqueException;
-import io.shardwise.hibernate.ShardContext;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.ShardwiseException;
 import io.shardwise.hibernate.internal.ShardedEntity;
@@ -144,8 +143,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
 
   private <T> T load(Class<T> type, Index index, String key, String id) {
     String shard = runtime.shardFor(parse(key, keyClass(index)));
-    try (ShardContext.Scope ignored = ShardContext.use(shard);
-        Session s = sessionFactory.withOptions().tenantIdentifier((Object) shard).openSession()) {
+    try (Session s = ShardwiseRuntime.openSession(sessionFactory, shard, false)) {
       return s.find(type, parse(id, idClass(index)));
     }
   }
@@ -306,8 +304,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
     String entity = index.entity().entityName();
     long all = 0;
     for (String shard : runtime.shardMap().shards().keySet()) {
-      try (ShardContext.Scope ignored = ShardContext.use(shard);
-          Session s = sessionFactory.withOptions().tenantIdentifier((Object) shard).readOnly(true).openSession()) {
+      try (Session s = ShardwiseRuntime.openSession(sessionFactory, shard, true)) {
         // a backfill reads every row of each shard in turn: the query guard's bypass is for exactly this
         long total = QueryGuard.bypass(() -> s.createSelectionQuery(
             QueryGuard.scatterGather("select count(e) from " + entity + " e"), Long.class).getSingleResult());
