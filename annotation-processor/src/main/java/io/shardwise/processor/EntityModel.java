@@ -1,6 +1,6 @@
 package io.shardwise.processor;
 
-import io.shardwise.hibernate.internal.query.QueryModel;
+import io.shardwise.queryrules.QueryModel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -1,6 +1,6 @@
 package io.shardwise.processor;
 
-import io.shardwise.hibernate.internal.query.ShardKeyRule;
+import io.shardwise.queryrules.ShardKeyRule;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.ArrayList;

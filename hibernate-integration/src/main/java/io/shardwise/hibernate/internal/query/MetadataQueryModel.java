@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.internal.query;
 
+import io.shardwise.queryrules.QueryModel;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import java.util.HashMap;

@@ -1,7 +1,9 @@
 package io.shardwise.hibernate.internal.query;
 
+import io.shardwise.queryrules.QueryModel;
+import io.shardwise.queryrules.ShardKeyRule;
 import io.shardwise.hibernate.ShardKeyMissingException;
-import io.shardwise.hibernate.internal.query.ShardKeyRule.Unpinned;
+import io.shardwise.queryrules.ShardKeyRule.Unpinned;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

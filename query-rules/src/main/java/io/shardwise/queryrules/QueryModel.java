@@ -1,4 +1,4 @@
-package io.shardwise.hibernate.internal.query;
+package io.shardwise.queryrules;
 
 /**
  * What the {@link ShardKeyRule} needs to know about the entities a query names, and nothing more.

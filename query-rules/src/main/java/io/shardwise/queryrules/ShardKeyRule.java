@@ -1,6 +1,6 @@
-package io.shardwise.hibernate.internal.query;
+package io.shardwise.queryrules;
 
-import io.shardwise.hibernate.internal.query.QueryModel.Entity;
+import io.shardwise.queryrules.QueryModel.Entity;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
