@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
@@ -34,6 +35,8 @@ import org.apache.commons.compress.compressors.xz.XZCompressorInputStream;
 public final class PostgresBinaries {
   private static final System.Logger LOG = System.getLogger("io.shardwise.testkit");
   private static final String[] REQUIRED = {"postgres", "initdb", "pg_ctl"};
+  /** Trees checked (or unpacked) by this JVM: only root and this JVM's user can change them since. */
+  private static final Set<Path> TRUSTED_IN_THIS_JVM = ConcurrentHashMap.newKeySet();
 
   private final Path home;
 
@@ -88,8 +91,12 @@ public final class PostgresBinaries {
       }
       Path target = root.resolve(key);
       if (isComplete(target)) {
+        if (TRUSTED_IN_THIS_JVM.contains(target)) {
+          return new PostgresBinaries(target);
+        }
         Optional<String> treeProblem = trust.problemWithTree(target);
         if (treeProblem.isEmpty()) {
+          TRUSTED_IN_THIS_JVM.add(target);
           return new PostgresBinaries(target);
         }
         LOG.log(System.Logger.Level.WARNING, "Not running the PostgreSQL binaries unpacked in {0}: {1}."
@@ -99,7 +106,9 @@ public final class PostgresBinaries {
         refusals.add(root + " holds no trusted unpacked copy and this JVM's user cannot write into it");
         continue;
       }
-      return new PostgresBinaries(unpackInto(root, key, url, trust));
+      Path unpacked = unpackInto(root, key, url, trust);
+      TRUSTED_IN_THIS_JVM.add(unpacked);
+      return new PostgresBinaries(unpacked);
     }
     throw new PostgresStartException("Found no safe place for the PostgreSQL binaries: " + String.join("; ", refusals)
         + ". Programs in a directory that another user can write could have been replaced by that user, so the"

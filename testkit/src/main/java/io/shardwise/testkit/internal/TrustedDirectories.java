@@ -8,6 +8,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -124,12 +125,14 @@ final class TrustedDirectories {
   }
 
   private Optional<String> problemWithEntry(Path entry) throws IOException {
-    int owner = owner(entry);
+    Map<String, Object> attributes = Files.readAttributes(entry, "unix:uid,mode,isSymbolicLink",
+        LinkOption.NOFOLLOW_LINKS);
+    int owner = (Integer) attributes.get("uid");
     if (!trustedOwners.contains(owner)) {
       return Optional.of(entry + " is owned by uid " + owner + " (trusted: root or this JVM's uid " + jvmUid + ")");
     }
-    if (!Files.isSymbolicLink(entry)) {
-      int mode = mode(entry);
+    if (!(Boolean) attributes.get("isSymbolicLink")) {
+      int mode = (Integer) attributes.get("mode");
       if ((mode & GROUP_OR_OTHERS_WRITE) != 0) {
         return Optional.of(entry + " is writable by " + ((mode & 0002) != 0 ? "every user" : "its group")
             + " (mode " + octal(mode) + ")");
