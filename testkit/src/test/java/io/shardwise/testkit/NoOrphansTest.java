@@ -136,11 +136,17 @@ class NoOrphansTest {
     }
   }
 
-  /** Postmasters whose data directory lies under {@code dir} (children have other command lines). */
+  /**
+   * Postmasters whose data directory lies under {@code dir}. A child shows its postmaster's command
+   * line from its fork until it sets its own title, so a process whose parent matches is not one.
+   */
   static List<ProcessHandle> serversUnder(Path dir) {
     String marker = "-D " + dir;
+    java.util.function.Predicate<ProcessHandle> mentionsDir =
+        p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false);
     return ProcessHandle.allProcesses()
-        .filter(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+        .filter(mentionsDir)
+        .filter(p -> p.parent().map(parent -> !mentionsDir.test(parent)).orElse(true))
         .toList();
   }
 
