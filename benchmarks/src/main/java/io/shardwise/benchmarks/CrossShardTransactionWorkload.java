@@ -1,11 +1,11 @@
 package io.shardwise.benchmarks;
 
-import io.shardwise.hibernate.SagaDefinition;
-import io.shardwise.hibernate.SagaOutcome;
-import io.shardwise.hibernate.Sagas;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseSettings;
+import io.shardwise.hibernate.transaction.SagaDefinition;
+import io.shardwise.hibernate.transaction.SagaOutcome;
+import io.shardwise.hibernate.transaction.Sagas;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import jakarta.persistence.LockModeType;

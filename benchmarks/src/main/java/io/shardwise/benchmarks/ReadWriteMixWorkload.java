@@ -1,11 +1,11 @@
 package io.shardwise.benchmarks;
 
-import io.shardwise.hibernate.ConsistencyScope;
-import io.shardwise.hibernate.ReplicaStatus;
 import io.shardwise.hibernate.ShardRoute;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseSettings;
+import io.shardwise.hibernate.readwrite.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import java.nio.file.Files;
@@ -15,8 +15,8 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;

@@ -1,5 +1,7 @@
 package io.shardwise.hibernate;
 
+import io.shardwise.hibernate.spi.ShardContextResolver;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -6,8 +6,8 @@ package io.shardwise.hibernate;
  *
  * <p>Two Hibernate properties connect Shardwise to Hibernate; the fluent builder sets them for you:
  * <pre>
- * hibernate.multi_tenant_connection_provider = io.shardwise.hibernate.ShardwiseConnectionProvider
- * hibernate.tenant_identifier_resolver       = io.shardwise.hibernate.ShardContextResolver
+ * hibernate.multi_tenant_connection_provider = io.shardwise.hibernate.spi.ShardwiseConnectionProvider
+ * hibernate.tenant_identifier_resolver       = io.shardwise.hibernate.spi.ShardContextResolver
  * </pre>
  */
 public final class ShardwiseSettings {

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.shardwise.hibernate.bank.Account;
 import io.shardwise.hibernate.bank.TransferLeg;
-import io.shardwise.hibernate.internal.tx.CrossShardService;
+import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
 import io.shardwise.hibernate.shop.Country;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.transaction.internal.CrossShardService;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import java.sql.Connection;
@@ -58,7 +60,7 @@ final class BankFixture {
   static CrossShardService service(SessionFactory sf) {
     MultiTenantConnectionProvider<?> provider = sf.unwrap(SessionFactoryImplementor.class).getServiceRegistry()
         .getService(MultiTenantConnectionProvider.class);
-    return ((ShardwiseConnectionProvider) provider).runtime().crossShard("test");
+    return ((ShardwiseConnectionProvider) provider).unwrap(ShardwiseComponents.class).crossShard("test");
   }
 
   static long key(ShardedSessions shards, String shardId, long from) {

@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.readwrite.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.ConsistencyTokenException;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.readwrite.RowLockInReadOnlySessionException;
 import io.shardwise.hibernate.rw.PatientProfile;
 import io.shardwise.hibernate.rw.Product;
 import io.shardwise.hibernate.rw.Profile;

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.bank.Account;
 import io.shardwise.hibernate.bank.TransferLeg;
-import io.shardwise.hibernate.internal.tx.CoordinatorCrash;
-import io.shardwise.hibernate.internal.tx.CrossShardService;
-import io.shardwise.hibernate.internal.tx.FaultInjector.Point;
+import io.shardwise.hibernate.transaction.SagaDefinition;
+import io.shardwise.hibernate.transaction.SagaOutcome;
+import io.shardwise.hibernate.transaction.Sagas;
+import io.shardwise.hibernate.transaction.internal.CoordinatorCrash;
+import io.shardwise.hibernate.transaction.internal.CrossShardService;
+import io.shardwise.hibernate.transaction.internal.FaultInjector.Point;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import java.util.ArrayList;

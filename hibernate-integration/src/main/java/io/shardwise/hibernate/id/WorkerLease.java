@@ -1,6 +1,6 @@
 package io.shardwise.hibernate.id;
 
-import io.shardwise.hibernate.internal.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

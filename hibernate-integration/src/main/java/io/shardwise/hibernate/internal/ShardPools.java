@@ -9,28 +9,35 @@ import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * One HikariCP pool per shard primary, created on first use so that a shard that is down when the
  * application starts does not stop the others from serving. A pool is replaced when the shard map
- * gives its shard a new primary URL.
+ * gives its shard a new primary URL. (Replica pools belong to the read path.)
  */
-public final class ShardPools implements AutoCloseable {
+public final class ShardPools implements PrimaryConnections, AutoCloseable {
   private final ShardwiseConfig config;
+  private final Supplier<ShardMap> maps;
   private final Map<String, Pool> pools = new ConcurrentHashMap<>();
-  private final Map<String, List<ReplicaNode>> replicas = new ConcurrentHashMap<>();
 
   private record Pool(String url, HikariDataSource dataSource) {}
 
-  public ShardPools(ShardwiseConfig config) {
+  /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
+  public ShardPools(ShardwiseConfig config, Supplier<ShardMap> maps) {
     this.config = config;
+    this.maps = maps;
   }
 
   /** A connection to the primary of {@code shardId} as the current map describes it. */
+  @Override
+  public Connection primary(String shardId) {
+    return primary(maps.get(), shardId);
+  }
+
+  /** A connection to the primary of {@code shardId} as {@code map} describes it. */
   public Connection primary(ShardMap map, String shardId) {
     ShardDescriptor shard = map.shards().get(shardId);
     if (shard == null) {
@@ -73,7 +80,7 @@ public final class ShardPools implements AutoCloseable {
    * A pool for one server: created lazily by callers and allowed to start while the server is down
    * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others.
    */
-  static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -105,46 +112,6 @@ public final class ShardPools implements AutoCloseable {
         + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
   }
 
-  /** The replicas of a shard as the current map lists them; nodes (and their pools) survive map changes. */
-  public List<ReplicaNode> replicas(ShardMap map, String shardId) {
-    ShardDescriptor shard = map.shards().get(shardId);
-    if (shard == null || shard.replicaUrls().isEmpty()) {
-      return List.of();
-    }
-    List<ReplicaNode> nodes = replicas.get(shardId);
-    if (nodes != null && sameUrls(nodes, shard.replicaUrls())) {
-      return nodes;
-    }
-    return rebuildReplicas(shard);
-  }
-
-  private synchronized List<ReplicaNode> rebuildReplicas(ShardDescriptor shard) {
-    List<ReplicaNode> old = replicas.getOrDefault(shard.id(), List.of());
-    if (sameUrls(old, shard.replicaUrls())) {
-      return old;
-    }
-    List<ReplicaNode> fresh = new ArrayList<>();
-    for (String url : shard.replicaUrls()) {
-      fresh.add(old.stream().filter(n -> n.url.equals(url)).findFirst()
-          .orElseGet(() -> new ReplicaNode(shard.id(), url, config)));
-    }
-    replicas.put(shard.id(), List.copyOf(fresh));
-    old.stream().filter(n -> !fresh.contains(n)).forEach(ReplicaNode::close);
-    return replicas.get(shard.id());
-  }
-
-  private static boolean sameUrls(List<ReplicaNode> nodes, List<String> urls) {
-    if (nodes.size() != urls.size()) {
-      return false;
-    }
-    for (int i = 0; i < urls.size(); i++) {
-      if (!nodes.get(i).url.equals(urls.get(i))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */
   public HikariDataSource poolOf(String shardId) {
     Pool pool = pools.get(shardId);
@@ -155,7 +122,5 @@ public final class ShardPools implements AutoCloseable {
   public synchronized void close() {
     pools.values().forEach(p -> p.dataSource().close());
     pools.clear();
-    replicas.values().forEach(nodes -> nodes.forEach(ReplicaNode::close));
-    replicas.clear();
   }
 }

@@ -1,6 +1,6 @@
 package io.shardwise.hibernate.routing;
 
-import io.shardwise.hibernate.internal.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

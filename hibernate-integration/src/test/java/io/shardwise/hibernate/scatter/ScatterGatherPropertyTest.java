@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.shardwise.hibernate.ScatterQuery;
-import io.shardwise.hibernate.ScatterResult;
 import io.shardwise.hibernate.ShardedSessions;
-import io.shardwise.hibernate.UnsupportedScatterQueryException;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import java.math.BigDecimal;
