@@ -38,7 +38,7 @@ public final class ShardPools implements AutoCloseable {
           + " (shards: " + map.shards().keySet() + "). Route sessions by key, or name one of those shards.");
     }
     if (shard.state() == ShardState.OFFLINE) {
-      throw new ShardUnavailableException("Shard '" + shardId + "' (" + shard.primaryUrl()
+      throw new ShardUnavailableException("Shard '" + shardId + "' (" + JdbcUrls.redact(shard.primaryUrl())
           + ") is OFFLINE in shard map version " + map.version() + "; bring it back ACTIVE before routing to it.");
     }
     Pool pool = pools.get(shardId);
@@ -101,8 +101,8 @@ public final class ShardPools implements AutoCloseable {
       root = root.getCause();
     }
     return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
-        + pool.url() + " within " + config.connectionTimeoutMs() + " ms (" + state + "; last driver error: "
-        + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
+        + JdbcUrls.redact(pool.url()) + " within " + config.connectionTimeoutMs() + " ms (" + state
+        + "; last driver error: " + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
   }
 
   /** The replicas of a shard as the current map lists them; nodes (and their pools) survive map changes. */

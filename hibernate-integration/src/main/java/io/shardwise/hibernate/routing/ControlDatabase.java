@@ -99,7 +99,7 @@ public final class ControlDatabase {
     this.password = password;
   }
 
-  /** The URL without query parameters (which may hold a password), for messages and logs. */
+  /** The URL with its credentials masked, for messages and logs. */
   public String displayUrl() {
     return JdbcUrls.redact(jdbcUrl);
   }
