@@ -7,6 +7,7 @@ import io.shardwise.hibernate.BackfillProgress;
 import io.shardwise.hibernate.GlobalIndexUniqueException;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.ShardwiseException;
+import io.shardwise.hibernate.internal.LockedDdl;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardwiseRuntime;
 import java.lang.reflect.Field;
@@ -14,7 +15,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -351,13 +351,10 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
   private <R> R sql(String shard, Index index, Work<R> work) {
     try (Connection c = runtime.primaryConnection(shard)) {
       if (tablesCreated.add(index.table() + "@" + shard)) {
-        try (Statement s = c.createStatement()) {
-          s.execute("CREATE TABLE IF NOT EXISTS " + index.table() + " (value text NOT NULL, shard_key text NOT NULL,"
-              + " entity_id text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),"
+        try {
+          LockedDdl.run(c, index.table(), "CREATE TABLE IF NOT EXISTS " + index.table() + " (value text NOT NULL,"
+              + " shard_key text NOT NULL, entity_id text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),"
               + " PRIMARY KEY (value, entity_id))");
-          if (!c.getAutoCommit()) {
-            c.commit();
-          }
         } catch (SQLException e) {
           tablesCreated.remove(index.table() + "@" + shard);
           throw e;

@@ -4,12 +4,12 @@ import io.shardwise.hibernate.SagaDefinition;
 import io.shardwise.hibernate.SagaOutcome;
 import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.ShardwiseException;
+import io.shardwise.hibernate.internal.LockedDdl;
 import io.shardwise.hibernate.internal.ShardwiseRuntime;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -256,18 +256,7 @@ public final class SagaRunner {
       return;
     }
     try (Connection c = runtime.primaryConnection(shardId)) {
-      c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
-        s.execute("SELECT pg_advisory_xact_lock(hashtext('shardwise.saga_applied'))");
-        s.execute("CREATE SCHEMA IF NOT EXISTS shardwise");
-        s.execute(MARKER_DDL);
-        c.commit();
-      } catch (SQLException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
+      LockedDdl.run(c, "shardwise.saga_applied", "CREATE SCHEMA IF NOT EXISTS shardwise", MARKER_DDL);
       markerTables.add(shardId);
     } catch (SQLException e) {
       throw new ShardwiseException("Could not create shardwise.saga_applied on shard '" + shardId + "': "
