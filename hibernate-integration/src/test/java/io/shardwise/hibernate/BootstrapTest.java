@@ -69,6 +69,33 @@ class BootstrapTest {
   }
 
   @Test
+  void aBadScatterThreadCountFailsTheBuildBeforeAnythingConnects(PostgresTopology pg) throws SQLException {
+    // a fresh control database: initialising it is the first thing a started runtime would do
+    String database = "control_never_touched";
+    try (var c = pg.shard(0).primary().dataSource().getConnection(); var s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS " + database);
+      s.execute("CREATE DATABASE " + database);
+    }
+    String controlUrl = pg.shard(0).primary().jdbcUrl(database);
+    Shardwise.Builder builder = ShopFixture.builder(pg)
+        .property("hibernate.persistenceUnitName", "bad-scatter")
+        .controlDatabase(controlUrl, true)
+        .schema("create")
+        .property(ShardwiseSettings.SCATTER_THREADS, "0");
+
+    ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class,
+        () -> builder.buildSessionFactory().close());
+    assertTrue(e.getMessage().startsWith("Shardwise configuration of persistence unit 'bad-scatter' is invalid"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("shardwise.scatter.threads = 0 is outside 1..1024"), e.getMessage());
+    try (var c = java.sql.DriverManager.getConnection(controlUrl, "postgres", null); var s = c.createStatement();
+        var rs = s.executeQuery("SELECT count(*) FROM pg_namespace WHERE nspname = 'shardwise'")) {
+      rs.next();
+      assertEquals(0, rs.getLong(1), "the control database was never initialised: nothing connected to it");
+    }
+  }
+
+  @Test
   void aShardMapChangeInTheControlDatabaseReroutesRunningSessionFactories(PostgresTopology pg) {
     String controlUrl = pg.shard(0).primary().jdbcUrl();
     ControlDatabase control = new ControlDatabase(controlUrl, "postgres", null);

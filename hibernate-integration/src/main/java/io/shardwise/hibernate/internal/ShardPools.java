@@ -71,9 +71,16 @@ public final class ShardPools implements AutoCloseable {
 
   /**
    * A pool for one server: created lazily by callers and allowed to start while the server is down
-   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others.
+   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others. Sized
+   * by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}.
    */
   static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
+    return newPool(config, name, url, config.poolSize(), config.poolMinIdle(), timeoutMs, readOnly);
+  }
+
+  /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -83,8 +90,8 @@ public final class ShardPools implements AutoCloseable {
     if (config.password() != null) {
       hc.setPassword(config.password());
     }
-    hc.setMaximumPoolSize(config.poolSize());
-    hc.setMinimumIdle(Math.min(2, config.poolSize()));
+    hc.setMaximumPoolSize(maximumSize);
+    hc.setMinimumIdle(Math.min(minimumIdle, maximumSize));
     hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
     hc.setReadOnly(readOnly);

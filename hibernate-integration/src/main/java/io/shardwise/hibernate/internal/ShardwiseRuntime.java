@@ -94,7 +94,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
 
   private Routing route(ShardMap map) {
     try {
-      return new Routing(map, ShardingStrategies.fromProperties(config.shardwiseProperties(), map));
+      return new Routing(map, ShardingStrategies.build(config.strategy(), map));
     } catch (IllegalArgumentException e) {
       throw new ShardingConfigurationException("Shardwise configuration of persistence unit '" + config.unitName()
           + "': " + e.getMessage(), e);
@@ -365,8 +365,8 @@ public final class ShardwiseRuntime implements AutoCloseable {
   /** The scatter-gather thread pool, started on first use so that runtimes that never scatter pay nothing. */
   public synchronized ScatterExecutor scatterExecutor() {
     if (scatterExecutor == null) {
-      scatterExecutor = ScatterExecutor.forUnit(config.unitName(), config.shardwiseProperties(),
-          routing.map().shards().size());
+      scatterExecutor = ScatterExecutor.forUnit(config.unitName(),
+          config.scatter().threadsFor(routing.map().shards().size()));
     }
     return scatterExecutor;
   }
