@@ -58,9 +58,13 @@ class ReadWriteSplittingTest {
   }
 
   static Shardwise.Builder builder(PostgresTopology pg) {
+    return builder(pg, SECRET);
+  }
+
+  static Shardwise.Builder builder(PostgresTopology pg, String consistencySecret) {
     Shardwise.Builder b = Shardwise.configure().credentials("postgres", null)
         .entities(Profile.class, TimedProfile.class, PatientProfile.class, Product.class, Sale.class)
-        .property(ShardwiseSettings.RYW_SECRET, SECRET);
+        .property(ShardwiseSettings.RYW_SECRET, consistencySecret);
     for (PostgresShard shard : pg.shards()) {
       b.shard("shard" + shard.index(), shard.primary().jdbcUrl()).replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
     }
@@ -221,8 +225,8 @@ class ReadWriteSplittingTest {
     assertTrue(assertThrows(ConsistencyTokenException.class, () -> shards.consistency().fromToken("v1.abc"))
         .getMessage().contains("Not a Shardwise consistency token"));
 
-    try (SessionFactory otherSecret = builder(pg).property(ShardwiseSettings.RYW_SECRET,
-        "another-secret-another-secret-another-secret").buildSessionFactory()) {
+    try (SessionFactory otherSecret = builder(pg, "another-secret-another-secret-another-secret")
+        .buildSessionFactory()) {
       assertThrows(ConsistencyTokenException.class, () -> ShardedSessions.of(otherSecret).consistency().fromToken(token),
           "a token signed with another secret is a forgery");
     }
