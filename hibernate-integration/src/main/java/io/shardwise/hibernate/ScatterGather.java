@@ -1,9 +1,8 @@
 package io.shardwise.hibernate;
 
+import io.shardwise.hibernate.internal.ScatterMarks;
 import io.shardwise.hibernate.internal.ShardwiseRuntime;
-import jakarta.persistence.NamedQuery;
 import jakarta.persistence.metamodel.EntityType;
-import java.util.Arrays;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.query.sqm.spi.NamedSqmQueryMemento;
 
@@ -40,8 +39,8 @@ public final class ScatterGather {
   }
 
   /**
-   * A scatter query for a named query, which must be declared with {@code @NamedQuery} on an
-   * entity that also carries {@link io.shardwise.annotations.ScatterGather @ScatterGather} naming
+   * A scatter query for a named query, which must be declared with {@code @NamedQuery} (Jakarta's
+   * or Hibernate's) on an entity that also carries {@link io.shardwise.annotations.ScatterGather @ScatterGather} naming
    * it (or naming none, which allows all of that entity's named queries).
    */
   public <T> ScatterQuery<T> createNamedQuery(String name, Class<T> resultType) {
@@ -61,12 +60,7 @@ public final class ScatterGather {
   private static boolean allowed(SessionFactoryImplementor sf, String name) {
     for (EntityType<?> entity : sf.getJpaMetamodel().getEntities()) {
       Class<?> type = entity.getJavaType();
-      if (type == null) {
-        continue;
-      }
-      io.shardwise.annotations.ScatterGather marker = type.getAnnotation(io.shardwise.annotations.ScatterGather.class);
-      boolean declares = Arrays.stream(type.getAnnotationsByType(NamedQuery.class)).anyMatch(q -> q.name().equals(name));
-      if (declares && marker != null && (marker.queries().length == 0 || Arrays.asList(marker.queries()).contains(name))) {
+      if (type != null && ScatterMarks.allowsScatter(type, name)) {
         return true;
       }
     }
