@@ -3,6 +3,7 @@ package io.shardwise.hibernate;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -269,7 +270,19 @@ class ReadWriteSplittingTest {
         () -> ro.fromTransaction(s -> s.createNativeQuery("select * from Product where sku = " + sku + " FOR UPDATE",
             Product.class).getResultList()),
         () -> ro.fromSession(s -> s.createNativeQuery("select stock from Product where sku = " + sku
-            + " for key share", Integer.class).getResultList()));
+            + " for key share", Integer.class).getResultList()),
+        () -> ro.fromSession(s -> s.doReturningWork(c -> {
+          try (java.sql.Statement plain = c.createStatement()) {
+            assertSame(c, plain.getConnection(), "a statement answers with the guarded connection");
+            return plain.executeQuery("select stock from product where sku = " + sku + " for share");
+          }
+        })),
+        () -> ro.fromSession(s -> s.doReturningWork(c -> {
+          try (java.sql.Statement plain = c.createStatement()) {
+            plain.addBatch("select stock from product p where p.sku = " + sku + " for no key update");
+            return plain.executeBatch();
+          }
+        })));
     for (Callable<Object> attempt : attempts) {
       Exception e = assertThrows(Exception.class, attempt::call);
       Throwable cause = e;

@@ -199,7 +199,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
       }
     }
     primaryReads.increment();
-    return ReadOnlyConnections.wrap(pools.primary(map, shardId), null, shardId, this::entityOfTable);
+    return ReadOnlyConnection.wrap(pools.primary(map, shardId), null, shardId, this::entityOfTable);
   }
 
   private Connection replicaConnection(List<ReplicaNode> replicas, long minLsn, long maxWaitMillis) {
@@ -225,7 +225,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
       release(chosen, c);
       return null;
     }
-    return ReadOnlyConnections.wrap(c, chosen, chosen.shardId, this::entityOfTable);
+    return ReadOnlyConnection.wrap(c, chosen, chosen.shardId, this::entityOfTable);
   }
 
   /** The monitor's view may be a few milliseconds old: ask the replica itself, waiting at most the bound. */
@@ -284,7 +284,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
   }
 
   public void releaseReadOnlyConnection(Connection connection) throws SQLException {
-    ReplicaNode replica = ReadOnlyConnections.replicaOf(connection);
+    ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
     if (replica != null) {
       replica.outstanding.decrementAndGet();
     }
