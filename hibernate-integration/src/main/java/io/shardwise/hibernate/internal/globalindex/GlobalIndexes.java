@@ -1,5 +1,7 @@
 package io.shardwise.hibernate.internal.globalindex;
 
+import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
+
 import io.shardwise.hibernate.internal.query.QueryGuard;
 
 import io.shardwise.annotations.GlobalIndex;
@@ -404,15 +406,5 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
     }
     throw new ShardingConfigurationException("A global index cannot store keys or ids of " + type.getName()
         + ": use a number, a string or a UUID");
-  }
-
-  private static int indexOf(EntityPersister persister, String attribute) {
-    String[] names = persister.getPropertyNames();
-    for (int i = 0; i < names.length; i++) {
-      if (names[i].equals(attribute)) {
-        return i;
-      }
-    }
-    throw new IllegalStateException(persister.getEntityName() + " has no persistent attribute " + attribute);
   }
 }
