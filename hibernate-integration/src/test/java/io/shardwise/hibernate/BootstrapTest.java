@@ -96,6 +96,27 @@ class BootstrapTest {
   }
 
   @Test
+  void poolsOpenOnFirstUseAndThenKeepTheConfiguredIdleConnections(PostgresTopology pg) throws SQLException {
+    String tag = "bootstrap-min-idle";
+    Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).entities(ShopFixture.ENTITIES)
+        .property(ShardwiseSettings.POOL_MIN_IDLE, "3");
+    for (PostgresShard shard : pg.shards()) {
+      builder.shard(ShopFixture.shardId(shard.index()), shard.primary().jdbcUrl() + "?ApplicationName=" + tag);
+    }
+    try (SessionFactory sf = builder.buildSessionFactory()) {
+      ShardedSessions.of(sf).forShard("shard2").inSession(s -> s.createNativeQuery("SELECT 1", Integer.class)
+          .getSingleResult());
+      await().atMost(Duration.ofSeconds(10)).until(() -> connectionsTagged(pg.shard(2), tag) == 3);
+      assertEquals(0, connectionsTagged(pg.shard(1), tag), "no session has needed shard1 yet: its pool is not open");
+    }
+  }
+
+  private static long connectionsTagged(PostgresShard shard, String applicationName) throws SQLException {
+    return ShopFixture.count(shard, "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?",
+        applicationName);
+  }
+
+  @Test
   void aShardMapChangeInTheControlDatabaseReroutesRunningSessionFactories(PostgresTopology pg) {
     String controlUrl = pg.shard(0).primary().jdbcUrl();
     ControlDatabase control = new ControlDatabase(controlUrl, "postgres", null);
