@@ -5,7 +5,11 @@ import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.readwrite.internal.LsnText;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
+import io.shardwise.hibernate.resharding.BucketMovedException;
+import io.shardwise.hibernate.routing.ShardMap;
+import io.shardwise.hibernate.routing.internal.Router;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -24,26 +28,35 @@ import org.hibernate.Transaction;
  *       qualifies; they refuse row locks before any SQL is sent.</li>
  *   <li>{@link #within(ConsistencyScope)}: a write transaction that changes a {@code @ReadYourWrites}
  *       entity pins the scope after commit; the scope's read-only sessions honour the pin.</li>
+ *   <li>While an online move has switched the reads of the key's bucket to its target,
+ *       {@link #readOnly()} sessions go to the target; read-write sessions stay on the owner.</li>
+ *   <li>A write that a shard refuses because its bucket has moved (this router's map was stale)
+ *       refreshes the map and fails with {@link BucketMovedException}: retry the unit of work.</li>
  * </ul>
  */
 public final class ShardRoute {
   private final SessionFactory sessionFactory;
   private final ReadYourWritesPins pins;
-  private final String shardId;
+  private final Router router;
+  private final String writeShardId;
+  private final String readShardId;
   private final boolean readOnly;
   private final ConsistencyScope scope;
 
-  ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, String shardId, boolean readOnly,
-      ConsistencyScope scope) {
+  ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
+      String readShardId, boolean readOnly, ConsistencyScope scope) {
     this.sessionFactory = sessionFactory;
     this.pins = pins;
-    this.shardId = shardId;
+    this.router = router;
+    this.writeShardId = writeShardId;
+    this.readShardId = readShardId;
     this.readOnly = readOnly;
     this.scope = scope;
   }
 
+  /** The shard this route's sessions open on. */
   public String shardId() {
-    return shardId;
+    return readOnly ? readShardId : writeShardId;
   }
 
   public boolean isReadOnly() {
@@ -52,7 +65,7 @@ public final class ShardRoute {
 
   /** The same shard, read-only: served by replicas where they are healthy and caught up. */
   public ShardRoute readOnly() {
-    return new ShardRoute(sessionFactory, pins, shardId, true, scope);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope);
   }
 
   /** The same shard, reading and writing on behalf of a consistency scope (read-your-writes). */
@@ -60,7 +73,7 @@ public final class ShardRoute {
     if (scope == null) {
       throw new IllegalArgumentException("within(scope) needs a scope: shards.consistency().scope(id)");
     }
-    return new ShardRoute(sessionFactory, pins, shardId, readOnly, scope);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope);
   }
 
   /**
@@ -68,7 +81,7 @@ public final class ShardRoute {
    * methods only, which know when the work starts and ends.
    */
   public Session openSession() {
-    return ShardSessions.open(sessionFactory, shardId, readOnly);
+    return ShardSessions.open(sessionFactory, shardId(), readOnly);
   }
 
   public void inSession(Consumer<Session> work) {
@@ -79,9 +92,11 @@ public final class ShardRoute {
   }
 
   public <R> R fromSession(Function<Session, R> work) {
-    requireForReads();
-    try (Session session = openSession()) {
+    String shard = requireForReads();
+    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly)) {
       return work.apply(session);
+    } catch (RuntimeException e) {
+      throw fencedOrSame(e);
     } finally {
       ReadYourWritesTracking.requireForReads(null);
     }
@@ -96,9 +111,9 @@ public final class ShardRoute {
   }
 
   public <R> R fromTransaction(Function<Session, R> work) {
-    requireForReads();
+    String shard = requireForReads();
     ReadYourWritesTracking.Writes writes = scope != null && !readOnly ? ReadYourWritesTracking.startTrackingWrites() : null;
-    try (Session session = openSession()) {
+    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly)) {
       Transaction tx = session.beginTransaction();
       R result;
       try {
@@ -112,11 +127,14 @@ public final class ShardRoute {
             e.addSuppressed(rollbackFailure);
           }
         }
-        throw e;
+        if (e instanceof RuntimeException re) {
+          throw fencedOrSame(re);
+        }
+        throw (Error) e;
       }
       if (writes != null && writes.any()) {
         long lsn = writes.lsn() ? session.doReturningWork(ShardRoute::currentWalLsn) : 0;
-        pins.pinAfterCommit(scope.id(), shardId, writes, lsn);
+        pins.pinAfterCommit(scope.id(), writeShardId, writes, lsn);
       }
       return result;
     } finally {
@@ -133,14 +151,86 @@ public final class ShardRoute {
     }
   }
 
-  private void requireForReads() {
-    if (readOnly && scope != null) {
-      ReadYourWritesTracking.requireForReads(pins.requirement(scope.id(), shardId));
+  /**
+   * The shard the session opens on, with the scope's read-your-writes requirement set for it. A
+   * scope that wrote the key's bucket on its owner while the bucket's reads are switched to a move's
+   * target reads from the owner (whose replicas honour the pin): the target may not have the write yet.
+   */
+  private String requireForReads() {
+    if (!readOnly || scope == null) {
+      return shardId();
     }
+    String shard = readShardId;
+    io.shardwise.hibernate.readwrite.Pin ownerPin = readShardId.equals(writeShardId) ? null
+        : pins.requirement(scope.id(), writeShardId);
+    if (ownerPin != null) {
+      shard = writeShardId;
+    }
+    ReadYourWritesTracking.requireForReads(ownerPin != null ? ownerPin : pins.requirement(scope.id(), shard));
+    return shard;
+  }
+
+  /**
+   * A write refused by a move's fence on the shard (SQLSTATE {@code SW001}/{@code SW002} anywhere in
+   * the cause chain) becomes a {@link BucketMovedException}, after the router has loaded the newest
+   * shard map; anything else is returned as it is.
+   */
+  private RuntimeException fencedOrSame(RuntimeException e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLException sql && (BucketMovedException.SQLSTATE_MOVED.equals(sql.getSQLState())
+          || BucketMovedException.SQLSTATE_FROZEN.equals(sql.getSQLState()))) {
+        boolean frozen = BucketMovedException.SQLSTATE_FROZEN.equals(sql.getSQLState());
+        String detail = detail(sql);
+        int bucket = (int) detailNumber(detail, "bucket");
+        long version = detailNumber(detail, "version");
+        String refreshed;
+        try {
+          ShardMap map = router.refresh();
+          refreshed = "the router now routes with shard map version " + map.version()
+              + (bucket >= 0 && bucket < map.bucketCount() ? ", where bucket " + bucket + " belongs to shard '"
+                  + map.ownerOf(bucket) + "'" : "");
+        } catch (RuntimeException refreshFailure) {
+          e.addSuppressed(refreshFailure);
+          refreshed = "the router could not refresh its shard map (" + refreshFailure.getMessage() + ")";
+        }
+        String owner = detailText(detail, "owner");
+        return new BucketMovedException("Shard '" + writeShardId + "' refused the write: " + sql.getMessage()
+            + (frozen ? " (the bucket is frozen by a write switch in progress)" : "") + ". Nothing was committed; "
+            + refreshed + ". Retry the unit of work through shards.forKey(key).", bucket, owner, version, e);
+      }
+    }
+    return e;
+  }
+
+  /** The DETAIL line of a server error ({@code bucket=17 owner=s2 version=9} from a move's fence), or "". */
+  private static String detail(SQLException sql) {
+    if (sql instanceof org.postgresql.util.PSQLException psql && psql.getServerErrorMessage() != null
+        && psql.getServerErrorMessage().getDetail() != null) {
+      return psql.getServerErrorMessage().getDetail();
+    }
+    return "";
+  }
+
+  private static long detailNumber(String detail, String name) {
+    String text = detailText(detail, name);
+    try {
+      return text == null ? -1 : Long.parseLong(text);
+    } catch (NumberFormatException notANumber) {
+      return -1;
+    }
+  }
+
+  private static String detailText(String detail, String name) {
+    for (String part : detail.split(" ")) {
+      if (part.startsWith(name + "=") && part.length() > name.length() + 1) {
+        return part.substring(name.length() + 1);
+      }
+    }
+    return null;
   }
 
   @Override
   public String toString() {
-    return "ShardRoute[" + shardId + (readOnly ? ", read-only" : "") + (scope != null ? ", scope " + scope.id() : "") + "]";
+    return "ShardRoute[" + shardId() + (readOnly ? ", read-only" : "") + (scope != null ? ", scope " + scope.id() : "") + "]";
   }
 }

@@ -3,7 +3,12 @@ package io.shardwise.hibernate;
 import io.shardwise.hibernate.globalindex.BackfillProgress;
 import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
 import io.shardwise.hibernate.readwrite.Consistency;
+import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.resharding.ReshardTable;
+import io.shardwise.hibernate.resharding.Resharding;
+import io.shardwise.hibernate.resharding.ReshardingException;
+import io.shardwise.hibernate.resharding.internal.Mover;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.internal.Router;
 import io.shardwise.hibernate.scatter.ScatterQueries;
@@ -71,20 +76,25 @@ public final class ShardedSessions {
     return router.shardFor(key);
   }
 
-  /** Sessions on the shard that owns {@code key}. */
+  /**
+   * Sessions on the shard that owns {@code key}; its {@link ShardRoute#readOnly()} sessions go to
+   * the shard serving the key's reads (the same, unless an online move has switched them).
+   */
   public ShardRoute forKey(Object key) {
-    return new ShardRoute(sessionFactory, components.pins(), router.shardFor(key), false, null);
+    return new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key), router.readShardFor(key),
+        false, null);
   }
 
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
   public ShardRoute forKey(long key) {
-    return new ShardRoute(sessionFactory, components.pins(), router.shardFor(key), false, null);
+    return new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key), router.readShardFor(key),
+        false, null);
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */
   public ShardRoute forShard(String shardId) {
     router.map().shard(shardId);
-    return new ShardRoute(sessionFactory, components.pins(), shardId, false, null);
+    return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null);
   }
 
   /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
@@ -181,6 +191,26 @@ public final class ShardedSessions {
               work.accept(tx);
               return null;
             }));
+  }
+
+  /**
+   * Online moves of buckets between shards (needs a control database). Requests that name no
+   * tables move the tables of this session factory's entities: every table of a sharded entity by
+   * its shard key column, and the reference tables copied whole to a target that lacks them.
+   */
+  public Resharding resharding() {
+    return new Mover(components.config(), () -> modelTables());
+  }
+
+  private java.util.List<ReshardTable> modelTables() {
+    ShardingModel model = components.model();
+    if (!model.tablesWithoutShardKey().isEmpty()) {
+      throw new ReshardingException("Online resharding cannot carry these tables, which hold no shard key column: "
+          + model.tablesWithoutShardKey() + ". Map them so that each row holds its shard key (e.g. a @CoLocated entity"
+          + " with its own @ShardKey instead of an element collection).");
+    }
+    return model.tables().stream().map(t -> t.reference() ? ReshardTable.reference(t.table())
+        : ReshardTable.sharded(t.table(), t.keyColumn(), t.keyType())).toList();
   }
 
   public SessionFactory sessionFactory() {

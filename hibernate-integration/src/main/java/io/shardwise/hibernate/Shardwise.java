@@ -28,6 +28,19 @@ import org.hibernate.cfg.Configuration;
 public final class Shardwise {
   private Shardwise() {}
 
+  /**
+   * Online resharding without a session factory (the command line's way): {@code settings} are
+   * Shardwise properties with at least {@link ShardwiseSettings#CONTROL_URL} and the credentials
+   * ({@link ShardwiseSettings#USER}, {@link ShardwiseSettings#PASSWORD}), checked like a persistence
+   * unit's; requests must name their tables.
+   */
+  public static io.shardwise.hibernate.resharding.Resharding resharding(java.util.Map<String, ?> settings) {
+    java.util.Map<String, Object> copy = new java.util.HashMap<>(settings);
+    copy.putIfAbsent("hibernate.persistenceUnitName", "shardwise-reshard");
+    return new io.shardwise.hibernate.resharding.internal.Mover(
+        io.shardwise.hibernate.internal.ShardwiseConfig.from(copy), java.util.List::of);
+  }
+
   public static Builder configure() {
     return new Builder();
   }

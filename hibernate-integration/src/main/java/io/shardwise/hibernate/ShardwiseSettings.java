@@ -114,4 +114,33 @@ public final class ShardwiseSettings {
 
   /** Threads that fan scatter-gather queries out (default twice the shard count, at least 4, at most 64). */
   public static final String SCATTER_THREADS = "shardwise.scatter.threads";
+
+  /**
+   * How often each router compares the control database's map version with its own, in case a
+   * notification was lost (ms, default 1000). Changes normally arrive by notification, within milliseconds.
+   */
+  public static final String CONTROL_VERSION_CHECK_INTERVAL = "shardwise.control.version_check_interval_ms";
+
+  /**
+   * Online resharding: the longest writes to the moving buckets may pause at the write switch (ms,
+   * default 100). If in-flight transactions do not finish, or the target does not catch up, within
+   * it, the switch is abandoned and writes go on at the source.
+   */
+  public static final String RESHARD_PAUSE_LIMIT = "shardwise.reshard.pause_limit_ms";
+
+  /** Online resharding: the switch of writes is not attempted while the target is further behind than this (bytes of WAL, default 16 MiB). */
+  public static final String RESHARD_MAX_SWITCH_LAG = "shardwise.reshard.max_switch_lag_bytes";
+
+  /** Online resharding: parallel checksum queries of a verification (default 4). */
+  public static final String RESHARD_VERIFY_THREADS = "shardwise.reshard.verify_threads";
+
+  /** Online resharding: rows deleted from the source per transaction when a move completes (default 5000). */
+  public static final String RESHARD_DELETE_BATCH = "shardwise.reshard.delete_batch_rows";
+
+  /**
+   * Online resharding: how long after the write switch {@code complete} keeps the source's fences, so
+   * that routers which missed the change are refused rather than write to rows about to be deleted
+   * (ms, default 5000; make it longer than the time a router may be cut off from the control database).
+   */
+  public static final String RESHARD_FENCE_GRACE = "shardwise.reshard.fence_grace_ms";
 }

@@ -34,6 +34,17 @@ public final class ShardingModel {
   private final Map<String, String> entityOfTable;
   private final Map<String, Origin> origins;
   private final RoutingMetadata routing;
+  private final List<TablePlacement> tables;
+  private final List<String> tablesWithoutShardKey;
+
+  /**
+   * Where the rows of one entity live in the database: its table, and for a sharded entity the
+   * column holding its shard key (what an online move filters and checksums by).
+   *
+   * @param keyColumn the shard key column, null for a reference table
+   */
+  public record TablePlacement(String entityName, String table, String keyColumn, ShardKeyType keyType,
+      boolean reference, String group) {}
 
   /** Where the model of an entity was read from. */
   public enum Origin {
@@ -49,7 +60,10 @@ public final class ShardingModel {
   }
 
   private ShardingModel(Map<String, ShardedEntity> byEntityName, Map<String, String> entityOfTable,
-      Map<String, Origin> origins, RoutingMetadata routing) {
+      Map<String, Origin> origins, RoutingMetadata routing, List<TablePlacement> tables,
+      List<String> tablesWithoutShardKey) {
+    this.tables = List.copyOf(tables);
+    this.tablesWithoutShardKey = List.copyOf(tablesWithoutShardKey);
     this.byEntityName = Map.copyOf(byEntityName);
     this.entityOfTable = Map.copyOf(entityOfTable);
     this.origins = Map.copyOf(origins);
@@ -81,6 +95,19 @@ public final class ShardingModel {
 
   public java.util.Collection<ShardedEntity> entities() {
     return byEntityName.values();
+  }
+
+  /** The table of every entity (one per table), with its shard key column where it is sharded. */
+  public List<TablePlacement> tables() {
+    return tables;
+  }
+
+  /**
+   * Tables of sharded entities that hold no shard key column (joined-inheritance subclass tables,
+   * collection tables): their rows cannot be selected by bucket, so an online move cannot carry them.
+   */
+  public List<String> tablesWithoutShardKey() {
+    return tablesWithoutShardKey;
   }
 
   /** Whether an entity's model came from generated routing metadata or from reflection; null if unknown. */
@@ -246,7 +273,52 @@ public final class ShardingModel {
         tables.putIfAbsent(table, pc.getMappedClass().getSimpleName());
       }
     }
-    return new ShardingModel(entities, tables, origins, routing);
+    List<TablePlacement> placements = new ArrayList<>();
+    List<String> withoutKey = new ArrayList<>();
+    Set<String> placed = new java.util.HashSet<>();
+    for (PersistentClass pc : bindings.values()) {
+      ShardedEntity entity = entities.get(pc.getEntityName());
+      if (entity == null || pc.getTable() == null) {
+        continue;
+      }
+      String table = physicalName(pc.getTable().getName(), pc.getTable().isQuoted());
+      if (entity.reference()) {
+        if (placed.add(table)) {
+          placements.add(new TablePlacement(entity.entityName(), table, null, null, true, null));
+        }
+        continue;
+      }
+      org.hibernate.mapping.Value keyValue = entity.keyIsIdentifier() ? pc.getIdentifier()
+          : pc.getProperty(entity.keyAttribute()).getValue();
+      List<org.hibernate.mapping.Column> keyColumns = keyValue.getColumns();
+      if (keyColumns.size() != 1) {
+        withoutKey.add(table + " (the shard key of " + entity.simpleName() + " spans " + keyColumns.size() + " columns)");
+        continue;
+      }
+      org.hibernate.mapping.Column column = keyColumns.get(0);
+      if (placed.add(table)) {
+        placements.add(new TablePlacement(entity.entityName(), table, physicalName(column.getName(), column.isQuoted()),
+            entity.keyType(), false, entity.group()));
+      }
+      if (pc.getRootTable() != pc.getTable() && pc.getRootTable() != null) {
+        withoutKey.add(table + " (a joined subclass table of " + entity.simpleName() + ")");
+      }
+    }
+    metadata.getCollectionBindings().forEach(collection -> {
+      ShardedEntity owner = entities.get(collection.getOwnerEntityName());
+      if (owner != null && !owner.reference() && collection.getCollectionTable() != null
+          && !(collection.getElement() instanceof OneToMany)) {
+        withoutKey.add(physicalName(collection.getCollectionTable().getName(), collection.getCollectionTable().isQuoted())
+            + " (collection " + collection.getRole() + ")");
+      }
+    });
+    return new ShardingModel(entities, tables, origins, routing, placements, withoutKey);
+  }
+
+  /** The name as PostgreSQL stores it: unquoted identifiers fold to lower case. */
+  private static String physicalName(String name, boolean quoted) {
+    String bare = name.replace("\"", "").replace("`", "");
+    return quoted ? bare : bare.toLowerCase(java.util.Locale.ROOT);
   }
 
   /** Whether the entity maps this attribute ({@link PersistentClass#getProperty} throws when it does not). */

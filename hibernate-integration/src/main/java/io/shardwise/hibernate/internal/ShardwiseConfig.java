@@ -53,6 +53,18 @@ public final class ShardwiseConfig {
     }
   }
 
+  /**
+   * Online resharding ({@code shardwise.reshard.*}).
+   *
+   * @param pauseLimitMs the longest write pause of a write switch
+   * @param maxSwitchLagBytes the catch-up lag above which a write switch is not attempted
+   * @param verifyThreads parallel checksum queries
+   * @param deleteBatchRows rows per delete transaction when a move completes
+   * @param fenceGraceMs how long the source's fences outlive the write switch
+   */
+  public record Resharding(long pauseLimitMs, long maxSwitchLagBytes, int verifyThreads, int deleteBatchRows,
+      long fenceGraceMs) {}
+
   /** Keys Shardwise reads under {@code shardwise.shard.<id>.}. */
   private static final List<String> SHARD_ATTRIBUTES = List.of("url", "replicas", "weight", "state");
 
@@ -83,8 +95,12 @@ public final class ShardwiseConfig {
   private final Scatter scatter;
   private final Transactions transactions;
   private final SnowflakeSettings snowflake;
+  private final long controlVersionCheckIntervalMs;
+  private final Resharding resharding;
 
   private ShardwiseConfig(Parser p) {
+    this.controlVersionCheckIntervalMs = p.controlVersionCheckIntervalMs;
+    this.resharding = p.resharding;
     this.unitName = p.unitName;
     this.staticMap = p.staticMap;
     this.controlUrl = p.controlUrl;
@@ -123,6 +139,16 @@ public final class ShardwiseConfig {
 
   public boolean controlInitialize() {
     return controlInitialize;
+  }
+
+  /** How often a router checks the control database's map version besides listening for changes. */
+  public long controlVersionCheckIntervalMs() {
+    return controlVersionCheckIntervalMs;
+  }
+
+  /** Online resharding settings. */
+  public Resharding resharding() {
+    return resharding;
   }
 
   public String user() {
@@ -239,6 +265,8 @@ public final class ShardwiseConfig {
     Scatter scatter;
     Transactions transactions;
     SnowflakeSettings snowflake;
+    long controlVersionCheckIntervalMs;
+    Resharding resharding;
 
     Parser(Map<String, Object> settings) {
       this.settings = settings;
@@ -307,6 +335,14 @@ public final class ShardwiseConfig {
             + "' is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database)");
       }
       controlInitialize = booleanSetting(ShardwiseSettings.CONTROL_INITIALIZE, false);
+      controlVersionCheckIntervalMs = intSetting(ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL, 1000, 1,
+          86_400_000);
+      resharding = new Resharding(
+          intSetting(ShardwiseSettings.RESHARD_PAUSE_LIMIT, 100, 1, 60_000),
+          intSetting(ShardwiseSettings.RESHARD_MAX_SWITCH_LAG, 16 << 20, 0, Integer.MAX_VALUE),
+          intSetting(ShardwiseSettings.RESHARD_VERIFY_THREADS, 4, 1, 64),
+          intSetting(ShardwiseSettings.RESHARD_DELETE_BATCH, 5000, 1, 1_000_000),
+          intSetting(ShardwiseSettings.RESHARD_FENCE_GRACE, 5000, 0, 86_400_000));
       staticMap = staticMap(buckets);
       if (staticMap == null && controlUrl == null && problems.isEmpty()) {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
@@ -488,7 +524,10 @@ public final class ShardwiseConfig {
         ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, ShardwiseSettings.RYW_SECRET, ShardwiseSettings.RYW_PIN_TTL,
         ShardwiseSettings.TX_ENABLED, ShardwiseSettings.TX_RECOVERY_INTERVAL, ShardwiseSettings.TX_IN_DOUBT_GRACE,
         ShardwiseSettings.TX_LOG_POOL_SIZE, ShardwiseSettings.SAGA_MAX_ATTEMPTS, ShardwiseSettings.SAGA_BACKOFF,
-        ShardwiseSettings.SCATTER_THREADS));
+        ShardwiseSettings.SCATTER_THREADS, ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL,
+        ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
+        ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
+        ShardwiseSettings.RESHARD_FENCE_GRACE));
     keys.addAll(SnowflakeSettings.KEYS);
     return keys;
   }

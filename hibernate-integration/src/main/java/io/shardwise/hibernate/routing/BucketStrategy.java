@@ -29,6 +29,7 @@ import java.util.List;
 public final class BucketStrategy implements ShardingStrategy {
   private final ShardMap map;
   private final String[] owners;
+  private final String[] readers;
   private final int buckets;
   /** {@code 64 - log2(buckets)} if the bucket count is a power of two above 1, else -1. */
   private final int shift;
@@ -37,6 +38,7 @@ public final class BucketStrategy implements ShardingStrategy {
   public BucketStrategy(ShardMap map) {
     this.map = map;
     this.owners = map.bucketOwnersCopy();
+    this.readers = map.hasSwitchedReads() ? map.readOwnersCopy() : owners;
     this.buckets = owners.length;
     this.shift = buckets > 1 && Integer.bitCount(buckets) == 1 ? 64 - Integer.numberOfTrailingZeros(buckets) : -1;
     this.shards = List.copyOf(map.shards().keySet());
@@ -80,6 +82,16 @@ public final class BucketStrategy implements ShardingStrategy {
   @Override
   public String shardFor(Object key) {
     return owners[bucketOf(ShardKeyType.of(key).hash(key))];
+  }
+
+  @Override
+  public String readShardFor(long key) {
+    return readers[bucketOf(PgHash.hashLong(key))];
+  }
+
+  @Override
+  public String readShardFor(Object key) {
+    return readers[bucketOf(ShardKeyType.of(key).hash(key))];
   }
 
   @Override

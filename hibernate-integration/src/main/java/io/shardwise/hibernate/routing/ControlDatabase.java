@@ -26,7 +26,8 @@ import java.util.TreeSet;
  * <ul>
  *   <li>{@code shardwise.shard(id, primary_url, replica_urls text[], weight, state)}: the physical
  *       shards;
- *   <li>{@code shardwise.bucket(bucket int primary key, shard_id)}: which shard owns each bucket;
+ *   <li>{@code shardwise.bucket(bucket int primary key, shard_id, read_shard_id)}: which shard owns
+ *       each bucket, and which serves its reads while an online move has switched them (else null);
  *   <li>{@code shardwise.map_version(version)}: one row, the version of the map.
  * </ul>
  *
@@ -71,6 +72,7 @@ public final class ControlDatabase {
         bucket   int PRIMARY KEY CHECK (bucket >= 0),
         shard_id text NOT NULL REFERENCES shardwise.shard (id)
       )""",
+      "ALTER TABLE shardwise.bucket ADD COLUMN IF NOT EXISTS read_shard_id text REFERENCES shardwise.shard (id)",
       """
       CREATE TABLE IF NOT EXISTS shardwise.map_version (
         singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
@@ -237,6 +239,46 @@ public final class ControlDatabase {
   }
 
   /**
+   * Switches the reads of buckets to another shard while their owner keeps their writes (the read
+   * switch of an online move); a null or the owner's id switches a bucket's reads back. Only if the
+   * stored map still has version {@code expectedVersion} (or any version when it is negative).
+   * {@link #assignBuckets} clears the read switch of every bucket it assigns.
+   *
+   * @return the new version of the map
+   * @throws ShardMapConflictException if another writer changed the map since that version
+   */
+  public long switchReads(long expectedVersion, Map<Integer, String> readers) {
+    Objects.requireNonNull(readers, "switchReads needs a map of bucket to shard id");
+    if (readers.isEmpty()) {
+      throw new IllegalArgumentException("switchReads needs at least one bucket");
+    }
+    Map<Integer, String> sorted = new TreeMap<>(readers);
+    return change("switch the reads of " + sorted.size() + " bucket(s)", expectedVersion, c -> {
+      Set<String> shards = shardIds(c);
+      int bucketCount = bucketCount(c);
+      List<String> problems = new ArrayList<>();
+      sorted.forEach((bucket, shard) -> {
+        if (bucket == null || bucket < 0 || bucket >= bucketCount) {
+          problems.add("bucket " + bucket + " does not exist (the map has buckets 0.." + (bucketCount - 1) + ")");
+        } else if (shard != null && !shards.contains(shard)) {
+          problems.add("bucket " + bucket + " cannot be read from shard '" + shard + "', which is not in the map");
+        }
+      });
+      if (!problems.isEmpty()) {
+        throw new IllegalArgumentException("Refused to switch reads in control database " + displayUrl()
+            + "; nothing changed: " + String.join("; ", problems));
+      }
+      try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET read_shard_id = "
+          + "CASE WHEN u.shard_id = b.shard_id THEN NULL ELSE u.shard_id END "
+          + "FROM unnest(?::int[], ?::text[]) AS u(bucket, shard_id) WHERE b.bucket = u.bucket")) {
+        ps.setArray(1, c.createArrayOf("int4", sorted.keySet().toArray()));
+        ps.setArray(2, c.createArrayOf("text", sorted.values().toArray()));
+        ps.executeUpdate();
+      }
+    });
+  }
+
+  /**
    * Like {@link #assignBuckets(Map)}, but only if the stored map still has version
    * {@code expectedVersion}: use it when the assignment was computed from a map read earlier.
    *
@@ -272,8 +314,8 @@ public final class ControlDatabase {
         throw new IllegalArgumentException("Refused to assign buckets in control database " + displayUrl()
             + "; nothing changed. Shards are " + shards + "; " + String.join("; ", problems));
       }
-      try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET shard_id = u.shard_id "
-          + "FROM unnest(?::int[], ?::text[]) AS u(bucket, shard_id) WHERE b.bucket = u.bucket")) {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET shard_id = u.shard_id, "
+          + "read_shard_id = NULL FROM unnest(?::int[], ?::text[]) AS u(bucket, shard_id) WHERE b.bucket = u.bucket")) {
         ps.setArray(1, c.createArrayOf("int4", sorted.keySet().toArray()));
         ps.setArray(2, c.createArrayOf("text", sorted.values().toArray()));
         ps.executeUpdate();
@@ -342,17 +384,22 @@ public final class ControlDatabase {
       }
     }
     List<String> owners = new ArrayList<>(ShardMap.DEFAULT_BUCKETS);
+    List<String> readers = new ArrayList<>(ShardMap.DEFAULT_BUCKETS);
+    boolean switchedReads = false;
     try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT bucket, shard_id FROM shardwise.bucket ORDER BY bucket")) {
+        ResultSet rs = s.executeQuery("SELECT bucket, shard_id, read_shard_id FROM shardwise.bucket ORDER BY bucket")) {
       while (rs.next()) {
         if (rs.getInt(1) != owners.size()) {
           throw new IllegalStateException("The shard map in the control database has no row for bucket "
               + owners.size() + " (buckets must be 0..n-1 without gaps); restore shardwise.bucket");
         }
         owners.add(rs.getString(2));
+        readers.add(rs.getString(3));
+        switchedReads |= rs.getString(3) != null;
       }
     }
-    return new ShardMap(version, shards, owners.toArray(new String[0]));
+    return new ShardMap(version, shards, owners.toArray(new String[0]),
+        switchedReads ? readers.toArray(new String[0]) : null);
   }
 
   private void writeShard(Connection c, ShardDescriptor shard) throws SQLException {

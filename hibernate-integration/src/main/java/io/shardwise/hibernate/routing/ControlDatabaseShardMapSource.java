@@ -49,9 +49,10 @@ import org.postgresql.PGNotification;
  *
  * <h2>Thread safety</h2>
  *
- * <p>Only the follower thread writes {@link #current()}; it is a volatile field holding an
- * immutable {@link ShardMap}, and versions only ever go up. Listeners are called on the follower
- * thread after the new snapshot is visible through {@link #current()}. {@link #close()} sets a
+ * <p>The follower thread (and {@link #refresh()}, when a caller asks) publishes new snapshots, one
+ * publisher at a time; {@link #current()} is a volatile field holding an immutable
+ * {@link ShardMap}, and versions only ever go up. Listeners are called by the publisher after the
+ * new snapshot is visible through {@link #current()}. {@link #close()} sets a
  * flag, aborts the connection (which wakes the thread from its blocking read), wakes it from a
  * backoff pause, and joins it.
  */
@@ -126,6 +127,27 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   @Override
   public void addListener(Consumer<ShardMap> listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Loads the stored map on a connection of its own (not the follower's, which may be stuck) and
+   * publishes it if it is newer than {@link #current()}.
+   *
+   * @throws ControlDatabaseException if the control database cannot be reached
+   */
+  @Override
+  public ShardMap refresh() {
+    try (Connection c = control.connect(name + "-refresh", connectionProperties)) {
+      ShardMap map = ControlDatabase.readMap(c);
+      if (map != null) {
+        publishIfNewer(map);
+      }
+      return current;
+    } catch (SQLException e) {
+      throw new ControlDatabaseException("Could not refresh the shard map from control database "
+          + control.displayUrl() + ": " + e.getMessage() + ". Routing continues with shard map version "
+          + current.version() + ".", e);
+    }
   }
 
   /**
@@ -237,7 +259,14 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
       return;
     }
     ShardMap map = ControlDatabase.readMap(c);
-    if (map == null || map.version() <= current.version()) {
+    if (map != null) {
+      publishIfNewer(map);
+    }
+  }
+
+  /** Installs a newer map and tells the listeners; one publisher at a time, so versions only go up. */
+  private synchronized void publishIfNewer(ShardMap map) {
+    if (map.version() <= current.version()) {
       return;
     }
     current = map;

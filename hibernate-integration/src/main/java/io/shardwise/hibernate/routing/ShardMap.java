@@ -12,6 +12,10 @@ import java.util.Map;
  * <p>{@code bucketOwners[b]} is the id of the shard that owns bucket {@code b}; the number of
  * buckets is fixed for the life of a deployment (default 1024) because keys are never rehashed:
  * resharding moves whole buckets between shards.
+ *
+ * <p>While a bucket moves, its reads may be served by another shard than its writes:
+ * {@code readOwnerOf(b)} is the shard that serves read-only sessions of bucket {@code b} (the
+ * write owner unless a move has switched its reads to the target).
  */
 public final class ShardMap {
   public static final int DEFAULT_BUCKETS = 1024;
@@ -19,8 +23,18 @@ public final class ShardMap {
   private final long version;
   private final Map<String, ShardDescriptor> shards;
   private final String[] bucketOwners;
+  /** The shard serving reads of each bucket; the same array as {@link #bucketOwners} when no read is switched. */
+  private final String[] readOwners;
 
   public ShardMap(long version, List<ShardDescriptor> shards, String[] bucketOwners) {
+    this(version, shards, bucketOwners, null);
+  }
+
+  /**
+   * @param readOwners for each bucket, the shard that serves its reads when that is not its owner
+   *     (a move has switched the bucket's reads), else null; the array itself may be null
+   */
+  public ShardMap(long version, List<ShardDescriptor> shards, String[] bucketOwners, String[] readOwners) {
     if (shards.isEmpty()) {
       throw new IllegalArgumentException("A shard map needs at least one shard");
     }
@@ -42,9 +56,30 @@ public final class ShardMap {
       }
       owners[b] = owner.id();
     }
+    String[] readers = owners;
+    if (readOwners != null) {
+      if (readOwners.length != owners.length) {
+        throw new IllegalArgumentException("The shard map has " + owners.length + " buckets but " + readOwners.length
+            + " read owners");
+      }
+      for (int b = 0; b < readOwners.length; b++) {
+        if (readOwners[b] != null && !readOwners[b].equals(owners[b])) {
+          ShardDescriptor reader = byId.get(readOwners[b]);
+          if (reader == null) {
+            throw new IllegalArgumentException("The reads of bucket " + b + " are switched to '" + readOwners[b]
+                + "', which is not a shard of the map " + byId.keySet());
+          }
+          if (readers == owners) {
+            readers = owners.clone();
+          }
+          readers[b] = reader.id();
+        }
+      }
+    }
     this.version = version;
     this.shards = java.util.Collections.unmodifiableMap(byId);
     this.bucketOwners = owners;
+    this.readOwners = readers;
   }
 
   /**
@@ -123,7 +158,11 @@ public final class ShardMap {
       surplus[from] -= totalWeight;
       held[from]--;
     }
-    return new ShardMap(version + 1, all, owners);
+    return new ShardMap(version + 1, all, owners, readOwnersOrNull());
+  }
+
+  private String[] readOwnersOrNull() {
+    return readOwners == bucketOwners ? null : readOwners.clone();
   }
 
   public long version() {
@@ -156,10 +195,25 @@ public final class ShardMap {
     return bucketOwners.clone();
   }
 
+  /** The shard that serves read-only sessions of a bucket: its owner unless a move switched its reads; no allocation. */
+  public String readOwnerOf(int bucket) {
+    return readOwners[bucket];
+  }
+
+  /** Whether the reads of some bucket are served by another shard than its owner (a move is between its switches). */
+  public boolean hasSwitchedReads() {
+    return readOwners != bucketOwners;
+  }
+
+  /** The read owner of every bucket (equal to the owner where reads are not switched). */
+  public String[] readOwnersCopy() {
+    return readOwners.clone();
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof ShardMap m && m.version == version && m.shards.equals(shards)
-        && Arrays.equals(m.bucketOwners, bucketOwners);
+        && Arrays.equals(m.bucketOwners, bucketOwners) && Arrays.equals(m.readOwners, readOwners);
   }
 
   @Override

@@ -29,6 +29,18 @@ public interface ShardMapSource extends AutoCloseable {
    */
   void addListener(Consumer<ShardMap> listener);
 
+  /**
+   * Asks the map's home for its newest version now, instead of waiting for the next notification
+   * or check; publishes it (listeners included) if it is newer, and returns the current map. A
+   * source whose map never changes returns {@link #current()}. Used when a shard refuses a write
+   * because its bucket has moved, which means this router missed a change.
+   *
+   * @throws RuntimeException if the home of the map cannot be reached; routing keeps the current map
+   */
+  default ShardMap refresh() {
+    return current();
+  }
+
   /** Stops following changes and releases threads and connections; {@link #current()} keeps working. */
   @Override
   void close();

@@ -33,6 +33,19 @@ public interface ShardingStrategy {
    */
   String shardFor(long key);
 
+  /**
+   * The shard that serves read-only sessions of the key: its owner, unless an online move has
+   * switched the reads of its bucket to the move's target ({@link BucketStrategy} only).
+   */
+  default String readShardFor(Object key) {
+    return shardFor(key);
+  }
+
+  /** {@link #readShardFor(Object)} for an integral key, without boxing. */
+  default String readShardFor(long key) {
+    return shardFor(key);
+  }
+
   /** The ids of the shards this strategy can return, each once. */
   Collection<String> shards();
 }

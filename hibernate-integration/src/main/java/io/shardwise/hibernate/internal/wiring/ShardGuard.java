@@ -6,6 +6,7 @@ import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
+import io.shardwise.hibernate.resharding.BucketMovedException;
 import io.shardwise.hibernate.routing.internal.Router;
 import io.shardwise.hibernate.transaction.ReferenceTableWriteException;
 import io.shardwise.hibernate.transaction.internal.ReferenceWrites;
@@ -173,6 +174,13 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
           + " — it decides the shard the row lives on. Nothing was written.");
     }
     String owner = router.shardFor(key);
+    if (!owner.equals(sessionShard) && router.ownedBeforeLastChange(key, sessionShard)) {
+      throw new BucketMovedException("Cannot " + op + " " + model.simpleName() + " with " + model.keyAttribute()
+          + " = " + key + " in this session on shard '" + sessionShard + "': an online move gave the key's bucket to"
+          + " shard '" + owner + "' (shard map version " + router.map().version() + ") after the session opened."
+          + " Nothing was written; retry the unit of work through shards.forKey(" + key + ").", -1, owner,
+          router.map().version(), null);
+    }
     if (!owner.equals(sessionShard)) {
       throw new ShardKeyException("[ShardKeyMismatch] Cannot " + op + " " + model.simpleName() + " with "
           + model.keyAttribute() + " = " + key + " in a session on shard '" + sessionShard + "': that key belongs to"

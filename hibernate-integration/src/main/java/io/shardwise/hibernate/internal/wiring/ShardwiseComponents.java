@@ -86,7 +86,8 @@ public final class ShardwiseComponents implements AutoCloseable {
       control.createSchema();
       control.initialize(config.staticMap());
     }
-    ShardMapSource source = ControlDatabaseShardMapSource.builder(control).start();
+    ShardMapSource source = ControlDatabaseShardMapSource.builder(control)
+        .versionCheckInterval(java.time.Duration.ofMillis(config.controlVersionCheckIntervalMs())).start();
     ShardwiseComponents components;
     try {
       components = new ShardwiseComponents(config, control, source);

@@ -24,11 +24,15 @@ public final class Router {
 
   private final Function<ShardMap, ShardingStrategy> strategies;
   private final String unitName;
+  private final ShardMapSource source;
   private volatile Routing routing;
+  /** The pair before the current one: tells a write that raced a move from a misrouted one. */
+  private volatile Routing previous;
 
-  private Router(Function<ShardMap, ShardingStrategy> strategies, String unitName) {
+  private Router(Function<ShardMap, ShardingStrategy> strategies, String unitName, ShardMapSource source) {
     this.strategies = strategies;
     this.unitName = unitName;
+    this.source = source;
   }
 
   /**
@@ -43,7 +47,7 @@ public final class Router {
    */
   public static Router following(ShardMapSource source, Function<ShardMap, ShardingStrategy> strategies,
       String unitName) {
-    Router router = new Router(strategies, unitName);
+    Router router = new Router(strategies, unitName, source);
     source.addListener(router::onNewMap);
     router.install(source.current());
     return router;
@@ -71,6 +75,49 @@ public final class Router {
     }
   }
 
+  /** The shard that serves read-only sessions of {@code key}: its owner, or a move's target once its reads are switched. */
+  public String readShardFor(Object key) {
+    if (key == null) {
+      throw new ShardKeyException("A shard key is null: routing by key needs a non-null key");
+    }
+    try {
+      return routing.strategy().readShardFor(key);
+    } catch (IllegalArgumentException e) {
+      throw new ShardKeyException(e.getMessage(), e);
+    }
+  }
+
+  /** {@link #readShardFor(Object)} for an integral key, without boxing. */
+  public String readShardFor(long key) {
+    try {
+      return routing.strategy().readShardFor(key);
+    } catch (IllegalArgumentException e) {
+      throw new ShardKeyException(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Whether {@code key} belonged to {@code shardId} under the map before the current one: a write
+   * whose session was opened on the old owner just before a move switched the key's bucket.
+   */
+  public boolean ownedBeforeLastChange(Object key, String shardId) {
+    Routing before = previous;
+    try {
+      return before != null && shardId.equals(before.strategy().shardFor(key));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Loads the newest map from the source now (a shard refused a write because its bucket moved, so
+   * this router missed a change) and returns the map routing uses afterwards.
+   */
+  public ShardMap refresh() {
+    install(source.refresh());
+    return routing.map();
+  }
+
   /** The shard map routing uses now. */
   public ShardMap map() {
     return routing.map();
@@ -78,11 +125,12 @@ public final class Router {
 
   private synchronized void install(ShardMap map) {
     Routing current = routing;
-    if (current != null && map.version() < current.map().version()) {
+    if (current != null && map.version() <= current.map().version()) {
       return;
     }
     try {
       routing = new Routing(map, strategies.apply(map));
+      previous = current;
     } catch (IllegalArgumentException e) {
       throw new ShardingConfigurationException("Shardwise configuration of persistence unit '" + unitName
           + "': " + e.getMessage(), e);

@@ -1,0 +1,42 @@
+package io.shardwise.hibernate.resharding.internal;
+
+import java.util.function.Consumer;
+
+/**
+ * A test hook at the points of a move where a crash of the mover matters. With the system property
+ * {@value #PROPERTY} set to a point's name, the JVM halts there (no shutdown hook, no cleanup: a
+ * process death); a test in the same JVM may install a hook instead. Not for production use.
+ */
+public final class CrashPoints {
+  /** The system property naming the point at which to halt the JVM. */
+  public static final String PROPERTY = "shardwise-test.reshard.crash_at";
+
+  /** Where a crash may be injected. */
+  public enum Point {
+    /** The subscription exists and the target is copying. */
+    DURING_COPY,
+    /** Writes to the moving buckets are frozen at the source and the target has caught up; the map is not flipped. */
+    AFTER_FREEZE,
+    /** The shard map gives the buckets to the target; the freeze is not released by the mover. */
+    AFTER_FLIP
+  }
+
+  private static volatile Consumer<Point> hook = point -> {
+    if (point.name().equals(System.getProperty(PROPERTY))) {
+      System.err.println("shardwise: crash injected at " + point + " (" + PROPERTY + ")");
+      System.err.flush();
+      Runtime.getRuntime().halt(86);
+    }
+  };
+
+  private CrashPoints() {}
+
+  static void at(Point point) {
+    hook.accept(point);
+  }
+
+  /** Replaces the hook (tests in one JVM); an {@link Error} thrown by it stands for the mover's death. */
+  public static void install(Consumer<Point> newHook) {
+    hook = newHook;
+  }
+}
