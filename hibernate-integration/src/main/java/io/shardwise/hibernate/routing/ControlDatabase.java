@@ -297,7 +297,36 @@ public final class ControlDatabase {
       }
       sorted.put(bucket, shard);
     });
-    return change("assign " + sorted.size() + " bucket(s)", expectedVersion, c -> {
+    return change("assign " + sorted.size() + " bucket(s)", expectedVersion, assignment(sorted));
+  }
+
+  /**
+   * {@link #assignBuckets(long, Map)} on a connection the caller opened beforehand with
+   * {@link #openConnection}, so that the change costs no connection set-up: for a change made while
+   * writes wait (the write switch of an online move). Commits on that connection.
+   */
+  public long assignBuckets(Connection connection, long expectedVersion, Map<Integer, String> owners) {
+    Map<Integer, String> sorted = new TreeMap<>(Objects.requireNonNull(owners, "owners"));
+    try {
+      return changeOn(connection, "assign " + sorted.size() + " bucket(s)", expectedVersion, assignment(sorted));
+    } catch (SQLException e) {
+      throw new ControlDatabaseException("Could not assign buckets in control database " + displayUrl() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** A connection to the control database for {@link #assignBuckets(Connection, long, Map)}; the caller closes it. */
+  public Connection openConnection(String applicationName) {
+    try {
+      return connect(applicationName, new Properties());
+    } catch (SQLException e) {
+      throw new ControlDatabaseException("Could not connect to control database " + displayUrl() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  private SqlChange assignment(Map<Integer, String> sorted) {
+    return c -> {
       int bucketCount = bucketCount(c);
       Set<String> shards = shardIds(c);
       List<String> problems = new ArrayList<>();
@@ -320,7 +349,7 @@ public final class ControlDatabase {
         ps.setArray(2, c.createArrayOf("text", sorted.values().toArray()));
         ps.executeUpdate();
       }
-    });
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -446,7 +475,27 @@ public final class ControlDatabase {
    * then raises the version and notifies. Returns the new version.
    */
   private long change(String operation, long expectedVersion, SqlChange work) {
-    return inTransaction(operation, c -> {
+    return withConnection(operation, "shardwise-control", c -> changeOn(c, operation, expectedVersion, work));
+  }
+
+  private long changeOn(Connection c, String operation, long expectedVersion, SqlChange work) throws SQLException {
+    boolean autoCommit = c.getAutoCommit();
+    c.setAutoCommit(false);
+    try {
+      long next = changeInTransaction(c, operation, expectedVersion, work);
+      c.commit();
+      return next;
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(autoCommit);
+    }
+  }
+
+  private long changeInTransaction(Connection c, String operation, long expectedVersion, SqlChange work)
+      throws SQLException {
+    {
       long current;
       try (Statement s = c.createStatement();
           ResultSet rs = s.executeQuery("SELECT version FROM shardwise.map_version FOR UPDATE")) {
@@ -468,7 +517,7 @@ public final class ControlDatabase {
       }
       notifyVersion(c, next);
       return next;
-    });
+    }
   }
 
   private <T> T inTransaction(String operation, SqlWork<T> work) {

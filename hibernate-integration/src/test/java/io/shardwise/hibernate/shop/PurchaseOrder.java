@@ -53,6 +53,10 @@ public class PurchaseOrder {
     this.merchantId = merchantId;
   }
 
+  public void setCustomer(String customer) {
+    this.customer = customer;
+  }
+
   public String getCustomer() {
     return customer;
   }

@@ -560,14 +560,18 @@ public final class Mover implements Resharding {
             + settings.maxSwitchLagBytes() + "); writes were not paused");
       }
       store.startSwitch(id, w.phase());
-      return freezeAndFlip(w, map, source, target);
+      try (Connection controlConnection = control.openConnection("shardwise-reshard-" + id + "-switch")) {
+        Sql.queryText(source, "SELECT 1");
+        Sql.queryText(target, "SELECT 1");
+        return freezeAndFlip(w, map, source, target, controlConnection);
+      }
     } catch (SQLException e) {
       throw failure("switch the writes of move " + id, null, e);
     }
   }
 
-  private SwitchResult freezeAndFlip(ReshardWorkflow w, ShardMap map, Connection source, Connection target)
-      throws SQLException {
+  private SwitchResult freezeAndFlip(ReshardWorkflow w, ShardMap map, Connection source, Connection target,
+      Connection controlConnection) throws SQLException {
     long limitNanos = settings.pauseLimitMs() * 1_000_000;
     long t0 = System.nanoTime();
     long deadline = t0 + limitNanos;
@@ -598,12 +602,14 @@ public final class Mover implements Resharding {
       CrashPoints.at(CrashPoints.Point.AFTER_FREEZE);
       long next = map.version() + 1;
       Fences.set(target, w.id(), w.buckets(), "open", w.target(), next, w.lockKey());
+      long targetOpened = System.nanoTime();
       Fences.set(source, w.id(), w.buckets(), "fenced", w.target(), next, w.lockKey());
+      long sourceFenced = System.nanoTime();
       Map<Integer, String> owners = new TreeMap<>();
       w.buckets().forEach(b -> owners.put(b, w.target()));
       long version;
       try {
-        version = control.assignBuckets(map.version(), owners);
+        version = control.assignBuckets(controlConnection, map.version(), owners);
       } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
         Fences.set(source, w.id(), w.buckets(), "open", w.source(), -1, w.lockKey());
         Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), map.version(), w.lockKey());
@@ -611,10 +617,14 @@ public final class Mover implements Resharding {
         released = true;
         return abandon(w, t0, drained - t0, applied - drained, "the shard map could not be changed: " + e.getMessage());
       }
+      long flipped = System.nanoTime();
       CrashPoints.at(CrashPoints.Point.AFTER_FLIP);
       unlock(source, w);
       released = true;
       long end = System.nanoTime();
+      LOG.log(System.Logger.Level.INFO, String.format("move %s switch steps: target fence %.1f ms, source fence %.1f ms,"
+          + " map %.1f ms, unlock %.1f ms", w.id(), (targetOpened - applied) / 1e6, (sourceFenced - targetOpened) / 1e6,
+          (flipped - sourceFenced) / 1e6, (end - flipped) / 1e6));
       store.switched(w.id(), version);
       SwitchResult result = new SwitchResult(true, (end - t0) / 1e6, (drained - t0) / 1e6, (applied - drained) / 1e6,
           version, null);

@@ -1,0 +1,110 @@
+package io.shardwise.hibernate.resharding;
+
+import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.Shardwise;
+import io.shardwise.hibernate.routing.BucketStrategy;
+import io.shardwise.hibernate.routing.PgHash;
+import io.shardwise.hibernate.shop.Country;
+import io.shardwise.hibernate.shop.Merchant;
+import io.shardwise.hibernate.shop.OrderItem;
+import io.shardwise.hibernate.shop.PurchaseOrder;
+import io.shardwise.testkit.PostgresNode;
+import io.shardwise.testkit.PostgresTopology;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.hibernate.SessionFactory;
+
+/** Two shards of the shop with the shard map in a control database, and direct looks at the servers. */
+final class MoveFixture {
+  static final Class<?>[] ENTITIES = {Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class};
+  static final int BUCKETS = 1024;
+
+  private MoveFixture() {}
+
+  /** Drops and creates {@code database} on every primary of the topology (and the control database on shard 0). */
+  static void freshDatabases(PostgresTopology pg, String database) throws SQLException {
+    for (PostgresNode node : List.of(pg.shard(0).primary(), pg.shard(1).primary())) {
+      try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement()) {
+        for (String db : List.of(database, database + "_control")) {
+          if (db.endsWith("_control") && node != pg.shard(0).primary()) {
+            continue;
+          }
+          s.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+          s.execute("CREATE DATABASE " + db);
+        }
+      }
+    }
+  }
+
+  static String controlUrl(PostgresTopology pg, String database) {
+    return pg.shard(0).primary().jdbcUrl(database + "_control");
+  }
+
+  static Shardwise.Builder builder(PostgresTopology pg, String database) {
+    return Shardwise.configure().credentials("postgres", null).entities(ENTITIES)
+        .shard("s0", pg.shard(0).primary().jdbcUrl(database))
+        .shard("s1", pg.shard(1).primary().jdbcUrl(database))
+        .controlDatabase(controlUrl(pg, database), true)
+        .property("shardwise.reshard.fence_grace_ms", "0");
+  }
+
+  static SessionFactory sessionFactory(PostgresTopology pg, String database) {
+    return builder(pg, database).schema("create").buildSessionFactory();
+  }
+
+  static int bucketOf(long key) {
+    return BucketStrategy.bucketOf(PgHash.hashLong(key), BUCKETS);
+  }
+
+  static long count(String url, String sql, Object... args) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, "postgres", null); PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        ps.setObject(i + 1, args[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  static List<String> strings(String url, String sql) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(url, "postgres", null); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  static void execute(String url, String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, "postgres", null); Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /** The port of the server a session of this route runs on: routing proven by server identity. */
+  static int serverPort(ShardedSessions shards, long key, boolean readOnly) {
+    var route = readOnly ? shards.forKey(key).readOnly() : shards.forKey(key);
+    return route.fromTransaction(s -> s.doReturningWork(c -> {
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT inet_server_port()")) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }));
+  }
+
+  static Map<String, Object> settings(PostgresTopology pg, String database) {
+    return Map.of("shardwise.control.url", controlUrl(pg, database), "shardwise.user", "postgres",
+        "shardwise.reshard.fence_grace_ms", "0");
+  }
+}

@@ -1,0 +1,223 @@
+package io.shardwise.hibernate.resharding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.shop.Country;
+import io.shardwise.hibernate.shop.Merchant;
+import io.shardwise.hibernate.shop.PurchaseOrder;
+import io.shardwise.testkit.PostgresTopology;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.hibernate.SessionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A move of a sixth of the buckets from s0 to s1 under a continuous load of order writes. */
+@ShardedPostgres(shards = 2)
+class OnlineMoveTest {
+  static final String DB = "move_app";
+  static final int MERCHANTS = 200;
+
+  PostgresTopology pg;
+  SessionFactory sf;
+  ShardedSessions shards;
+  String s0;
+  String s1;
+
+  @BeforeEach
+  void shop(PostgresTopology pg) throws Exception {
+    this.pg = pg;
+    MoveFixture.freshDatabases(pg, DB);
+    sf = MoveFixture.sessionFactory(pg, DB);
+    shards = ShardedSessions.of(sf);
+    s0 = pg.shard(0).primary().jdbcUrl(DB);
+    s1 = pg.shard(1).primary().jdbcUrl(DB);
+    shards.referenceTables().inTransaction(s -> {
+      s.persist(new Country("DE", "Germany"));
+      s.persist(new Country("FR", "France"));
+    });
+    for (long m = 1; m <= MERCHANTS; m++) {
+      long merchant = m;
+      shards.forKey(merchant).inTransaction(s -> {
+        Merchant me = new Merchant(merchant, "merchant " + merchant, s.getReference(Country.class, "DE"));
+        s.persist(me);
+        for (int o = 0; o < 5; o++) {
+          PurchaseOrder order = new PurchaseOrder(merchant * 1000 + o, merchant, "customer " + o);
+          order.addItem(merchant * 100_000 + o * 10, "sku-" + o, o + 1);
+          s.persist(order);
+        }
+      });
+    }
+  }
+
+  @AfterEach
+  void close() {
+    if (sf != null) {
+      sf.close();
+    }
+  }
+
+  /** Buckets 0..170 of s0 (which owns 0..511). */
+  static Set<Integer> moving() {
+    Set<Integer> buckets = new TreeSet<>();
+    for (int b = 0; b <= 170; b++) {
+      buckets.add(b);
+    }
+    return buckets;
+  }
+
+  static boolean moves(long merchant) {
+    return MoveFixture.bucketOf(merchant) <= 170;
+  }
+
+  @Test
+  void planChangesNothingAndCountsTheRowsOfTheMovingBuckets() throws Exception {
+    ReshardPlan plan = shards.resharding().plan(ReshardRequest.move("s0", "s1", moving(), List.of()));
+    long merchants = 0;
+    for (long m = 1; m <= MERCHANTS; m++) {
+      merchants += moves(m) ? 1 : 0;
+    }
+    ReshardPlan.TablePlan orders = plan.tables().stream().filter(t -> t.table().equals("purchase_order")).findFirst()
+        .orElseThrow();
+    assertEquals(merchants * 5, orders.rows(), plan.describe());
+    assertTrue(plan.tables().stream().anyMatch(t -> t.table().equals("country") && t.reference()), plan.describe());
+    assertTrue(orders.replicaIdentity().startsWith("full"), plan.describe());
+    ReshardPlan.TablePlan merchantsTable = plan.tables().stream().filter(t -> t.table().equals("merchant")).findFirst()
+        .orElseThrow();
+    assertTrue(merchantsTable.replicaIdentity().startsWith("unchanged"), plan.describe());
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_publication"));
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_replication_slots"));
+    assertEquals("default", MoveFixture.strings(s0,
+        "SELECT CASE relreplident WHEN 'd' THEN 'default' ELSE relreplident::text END FROM pg_class "
+            + "WHERE relname = 'purchase_order'").get(0));
+  }
+
+  @Test
+  void movesBucketsOnlineUnderWritesAndLosesNothing() throws Exception {
+    Resharding moves = shards.resharding();
+    List<String> messages = new CopyOnWriteArrayList<>();
+    // a writer: inserts, updates and deletes orders of every merchant, keeping a ledger of what was acknowledged
+    ConcurrentHashMap<Long, String> ledger = new ConcurrentHashMap<>();
+    for (long m = 1; m <= MERCHANTS; m++) {
+      for (int o = 0; o < 5; o++) {
+        ledger.put(m * 1000 + o, "customer " + o);
+      }
+    }
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong writes = new AtomicLong();
+    AtomicLong fenced = new AtomicLong();
+    List<Throwable> writerErrors = new CopyOnWriteArrayList<>();
+    Thread writer = new Thread(() -> {
+      java.util.Random random = new java.util.Random(7);
+      long next = 500;
+      while (!stop.get()) {
+        long merchant = 1 + random.nextInt(MERCHANTS);
+        int op = random.nextInt(3);
+        long orderId = merchant * 1000 + (op == 0 ? next++ % 1000 : random.nextInt(5));
+        for (int attempt = 0; ; attempt++) {
+          try {
+            String customer = "w" + writes.get();
+            shards.forKey(merchant).inTransaction(s -> {
+              PurchaseOrder existing = s.find(PurchaseOrder.class, orderId);
+              if (existing == null) {
+                s.persist(new PurchaseOrder(orderId, merchant, customer));
+              } else if (op == 2 && orderId % 1000 >= 5) {
+                s.remove(existing);
+              } else {
+                existing.setCustomer(customer);
+              }
+            });
+            // acknowledged: record the effect
+            ledger.compute(orderId, (k, v) -> v == null ? customer : op == 2 && orderId % 1000 >= 5 ? null : customer);
+            writes.incrementAndGet();
+            break;
+          } catch (BucketMovedException e) {
+            fenced.incrementAndGet();
+            if (attempt > 20) {
+              writerErrors.add(e);
+              return;
+            }
+          } catch (RuntimeException e) {
+            writerErrors.add(e);
+            return;
+          }
+        }
+      }
+    }, "writer");
+    writer.start();
+    try {
+      ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", moving(), List.of()), p -> {
+        if (p.message() != null) {
+          messages.add(p.message());
+        }
+      });
+      assertEquals(ReshardPhase.VERIFIED, w.phase(), String.join("\n", messages) + "\n" + w.lastError());
+      assertTrue(messages.stream().anyMatch(m -> m.contains("replica identity of purchase_order")), messages.toString());
+      assertEquals(2, MoveFixture.count(s1, "SELECT count(*) FROM country"));
+
+      long moving = 1;
+      while (!moves(moving)) {
+        moving++;
+      }
+      int port0 = pg.shard(0).primary().port();
+      int port1 = pg.shard(1).primary().port();
+      assertEquals(port0, MoveFixture.serverPort(shards, moving, true));
+      moves.switchReads(w.id());
+      long key = moving;
+      org.awaitility.Awaitility.await().until(() -> shards.shardMap().readOwnerOf(MoveFixture.bucketOf(key)).equals("s1"));
+      assertEquals(port1, MoveFixture.serverPort(shards, key, true), "reads of a moving key go to the target");
+      assertEquals(port0, MoveFixture.serverPort(shards, key, false), "writes still go to the source");
+
+      SwitchResult result = moves.switchWrites(w.id());
+      assertTrue(result.switched(), result.describe());
+      org.awaitility.Awaitility.await().until(() -> shards.shardFor(key).equals("s1"));
+      assertEquals(port1, MoveFixture.serverPort(shards, key, false), "writes go to the target");
+      long before = writes.get();
+      org.awaitility.Awaitility.await().until(() -> writes.get() > before + 50);
+    } finally {
+      stop.set(true);
+      writer.join();
+    }
+    assertEquals(List.of(), writerErrors);
+    ReshardWorkflow done = moves.complete(moves.workflows().get(0).id(), p -> {});
+    assertEquals(ReshardPhase.COMPLETED, done.phase());
+
+    // every acknowledged order exactly once, on the shard its key routes to, as last written
+    for (var e : ledger.entrySet()) {
+      long merchant = e.getKey() / 1000;
+      boolean onS1 = moves(merchant) || MoveFixture.bucketOf(merchant) >= 512;
+      String owner = onS1 ? s1 : s0;
+      String other = onS1 ? s0 : s1;
+      long here = MoveFixture.count(owner, "SELECT count(*) FROM purchase_order WHERE id = ?", e.getKey());
+      assertEquals(e.getValue() == null ? 0 : 1, here, "order " + e.getKey() + " (bucket " + MoveFixture.bucketOf(merchant)
+          + ", ledger " + e.getValue() + ") on its owner; on the other shard: " + MoveFixture.count(other,
+          "SELECT count(*) FROM purchase_order WHERE id = ?", e.getKey()) + "; writes " + writes.get());
+      assertEquals(0, MoveFixture.count(other, "SELECT count(*) FROM purchase_order WHERE id = ?", e.getKey()),
+          "order " + e.getKey() + " not on the other shard");
+      if (e.getValue() != null) {
+        assertEquals(List.of(e.getValue()), MoveFixture.strings(owner, "SELECT customer FROM purchase_order WHERE id = "
+            + e.getKey()));
+      }
+    }
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_replication_slots"));
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_publication"));
+    assertEquals(0, MoveFixture.count(s1, "SELECT count(*) FROM pg_subscription"));
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_trigger WHERE tgname = 'shardwise_fence'"));
+    assertEquals("default", MoveFixture.strings(s0, "SELECT CASE relreplident WHEN 'd' THEN 'default' ELSE "
+        + "relreplident::text END FROM pg_class WHERE relname = 'purchase_order'").get(0));
+    System.out.println("online move: " + writes.get() + " acknowledged writes, " + fenced.get() + " fenced and retried");
+  }
+
+}
