@@ -31,6 +31,21 @@ final class MoveFixture {
   /** Drops and creates {@code database} on every primary of the topology (and the control database on shard 0). */
   static void freshDatabases(PostgresTopology pg, String database) throws SQLException {
     for (PostgresNode node : List.of(pg.shard(0).primary(), pg.shard(1).primary())) {
+      // a subscription left by a failed test keeps its database from being dropped
+      if (!strings(node.jdbcUrl(), "SELECT 1 FROM pg_database WHERE datname = '" + database + "'").isEmpty()) {
+        for (String sub : strings(node.jdbcUrl(database), "SELECT subname FROM pg_subscription")) {
+          execute(node.jdbcUrl(database), "ALTER SUBSCRIPTION " + sub + " DISABLE");
+          execute(node.jdbcUrl(database), "ALTER SUBSCRIPTION " + sub + " SET (slot_name = NONE)");
+          execute(node.jdbcUrl(database), "DROP SUBSCRIPTION " + sub);
+        }
+      }
+    }
+    for (PostgresNode node : List.of(pg.shard(0).primary(), pg.shard(1).primary())) {
+      for (String slot : strings(node.jdbcUrl(), "SELECT slot_name FROM pg_replication_slots WHERE NOT active")) {
+        execute(node.jdbcUrl(), "SELECT pg_drop_replication_slot('" + slot + "')");
+      }
+    }
+    for (PostgresNode node : List.of(pg.shard(0).primary(), pg.shard(1).primary())) {
       try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement()) {
         for (String db : List.of(database, database + "_control")) {
           if (db.endsWith("_control") && node != pg.shard(0).primary()) {
@@ -48,10 +63,14 @@ final class MoveFixture {
   }
 
   static Shardwise.Builder builder(PostgresTopology pg, String database) {
+    return builder(pg, database, controlUrl(pg, database));
+  }
+
+  static Shardwise.Builder builder(PostgresTopology pg, String database, String controlUrl) {
     return Shardwise.configure().credentials("postgres", null).entities(ENTITIES)
         .shard("s0", pg.shard(0).primary().jdbcUrl(database))
         .shard("s1", pg.shard(1).primary().jdbcUrl(database))
-        .controlDatabase(controlUrl(pg, database), true)
+        .controlDatabase(controlUrl, true)
         .property("shardwise.reshard.fence_grace_ms", "0");
   }
 

@@ -582,7 +582,7 @@ public final class Mover implements Resharding {
       if (!"55P03".equals(e.getSQLState())) {
         throw e;
       }
-      return abandon(w, t0, 0, 0, "in-flight transactions on the moving buckets did not finish within "
+      return abandon(w, t0, System.nanoTime(), 0, 0, "in-flight transactions on the moving buckets did not finish within "
           + settings.pauseLimitMs() + " ms");
     } finally {
       Sql.execute(source, "RESET lock_timeout");
@@ -596,7 +596,7 @@ public final class Mover implements Resharding {
       if (!caughtUp) {
         unlock(source, w);
         released = true;
-        return abandon(w, t0, drained - t0, applied - drained, "the target did not apply the source's last change"
+        return abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, "the target did not apply the source's last change"
             + " within " + settings.pauseLimitMs() + " ms (catch-up too slow)");
       }
       CrashPoints.at(CrashPoints.Point.AFTER_FREEZE);
@@ -615,7 +615,7 @@ public final class Mover implements Resharding {
         Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), map.version(), w.lockKey());
         unlock(source, w);
         released = true;
-        return abandon(w, t0, drained - t0, applied - drained, "the shard map could not be changed: " + e.getMessage());
+        return abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, "the shard map could not be changed: " + e.getMessage());
       }
       long flipped = System.nanoTime();
       CrashPoints.at(CrashPoints.Point.AFTER_FLIP);
@@ -646,10 +646,11 @@ public final class Mover implements Resharding {
     Sql.queryText(source, "SELECT pg_advisory_unlock(?)", w.lockKey());
   }
 
-  private SwitchResult abandon(ReshardWorkflow w, long t0, long drainNanos, long catchUpNanos, String reason) {
+  private SwitchResult abandon(ReshardWorkflow w, long t0, long releasedAt, long drainNanos, long catchUpNanos,
+      String reason) {
     ReshardWorkflow current = store.load(w.id());
     store.setPhase(w.id(), current.switchedFrom() != null ? current.switchedFrom() : ReshardPhase.VERIFIED);
-    SwitchResult result = new SwitchResult(false, (System.nanoTime() - t0) / 1e6, drainNanos / 1e6,
+    SwitchResult result = new SwitchResult(false, (releasedAt - t0) / 1e6, drainNanos / 1e6,
         catchUpNanos / 1e6, -1, reason);
     LOG.log(System.Logger.Level.INFO, "move " + w.id() + ": " + result.describe());
     return result;

@@ -1,0 +1,165 @@
+package io.shardwise.hibernate.resharding;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.shop.Country;
+import io.shardwise.hibernate.shop.Merchant;
+import io.shardwise.hibernate.shop.PurchaseOrder;
+import io.shardwise.testkit.PostgresTopology;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.hibernate.SessionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A router that missed the write switch (its control-database connection went deaf) is refused by
+ * the old owner itself, refreshes its map and writes on the new owner; and a switch that cannot
+ * finish within the pause limit is abandoned with writes going on at the source.
+ */
+@ShardedPostgres(shards = 2)
+class FencingTest {
+  static final String DB = "fence_app";
+
+  PostgresTopology pg;
+  SessionFactory sf;
+  ShardedSessions shards;
+  String s0;
+  String s1;
+  long movingMerchant;
+
+  @BeforeEach
+  void shop(PostgresTopology pg) throws Exception {
+    this.pg = pg;
+    MoveFixture.freshDatabases(pg, DB);
+    sf = MoveFixture.sessionFactory(pg, DB);
+    shards = ShardedSessions.of(sf);
+    s0 = pg.shard(0).primary().jdbcUrl(DB);
+    s1 = pg.shard(1).primary().jdbcUrl(DB);
+    shards.referenceTables().inTransaction(s -> s.persist(new Country("DE", "Germany")));
+    movingMerchant = 1;
+    while (MoveFixture.bucketOf(movingMerchant) > 170) {
+      movingMerchant++;
+    }
+    for (long m = 1; m <= 50; m++) {
+      long merchant = m;
+      shards.forKey(merchant).inTransaction(s -> {
+        s.persist(new Merchant(merchant, "m" + merchant, s.getReference(Country.class, "DE")));
+        s.persist(new PurchaseOrder(merchant * 1000, merchant, "first"));
+      });
+    }
+  }
+
+  @AfterEach
+  void close() {
+    if (sf != null) {
+      sf.close();
+    }
+  }
+
+  static Set<Integer> moving() {
+    Set<Integer> buckets = new TreeSet<>();
+    for (int b = 0; b <= 170; b++) {
+      buckets.add(b);
+    }
+    return buckets;
+  }
+
+  @Test
+  void aRouterWithAStaleMapIsFencedRefreshesAndLosesNothing() throws Exception {
+    Resharding moves = shards.resharding();
+    ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", moving(), List.of()), p -> { });
+    assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
+
+    int controlPort = pg.shard(0).primary().port();
+    try (TcpProxy proxy = new TcpProxy(controlPort)) {
+      String staleControl = MoveFixture.controlUrl(pg, DB).replace(":" + controlPort + "/", ":" + proxy.port() + "/");
+      SessionFactory staleFactory = MoveFixture.builder(pg, DB, staleControl)
+          .property("shardwise.control.version_check_interval_ms", "3600000").buildSessionFactory();
+      try {
+        ShardedSessions stale = ShardedSessions.of(staleFactory);
+        assertEquals("s0", stale.shardFor(movingMerchant));
+        proxy.silenceOpenConnections();
+
+        SwitchResult result = moves.switchWrites(w.id());
+        assertTrue(result.switched(), result.describe());
+        org.awaitility.Awaitility.await().until(() -> shards.shardFor(movingMerchant).equals("s1"));
+        assertEquals("s0", stale.shardFor(movingMerchant), "the deaf router still routes with the old map");
+
+        long key = movingMerchant;
+        BucketMovedException fenced = assertThrows(BucketMovedException.class, () -> stale.forKey(key)
+            .inTransaction(s -> s.persist(new PurchaseOrder(key * 1000 + 1, key, "from the stale router"))));
+        assertEquals("s1", fenced.newOwner(), fenced.getMessage());
+        assertEquals(MoveFixture.bucketOf(key), fenced.bucket());
+        assertEquals("s1", stale.shardFor(key), "the router refreshed its map when it was fenced");
+        assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 1));
+
+        stale.forKey(key).inTransaction(s -> s.persist(new PurchaseOrder(key * 1000 + 1, key, "from the stale router")));
+        assertEquals(1, MoveFixture.count(s1, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 1));
+        assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 1));
+        // updates and deletes through the old owner are refused too
+        try (Connection c = DriverManager.getConnection(s0, "postgres", null)) {
+          var e = assertThrows(java.sql.SQLException.class, () -> c.createStatement().executeUpdate(
+              "DELETE FROM purchase_order WHERE id = " + key * 1000));
+          assertEquals(BucketMovedException.SQLSTATE_MOVED, e.getSQLState(), e.getMessage());
+        }
+      } finally {
+        staleFactory.close();
+      }
+    }
+    assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_replication_slots"));
+  }
+
+  @Test
+  void aSwitchThatCannotCatchUpWithinTheLimitIsAbandonedAndWritesGoOnAtTheSource() throws Exception {
+    Resharding moves = shards.resharding();
+    ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", moving(), List.of()), p -> { });
+    assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
+    // the target stops applying: catch-up cannot finish
+    MoveFixture.execute(s1, "ALTER SUBSCRIPTION " + w.subscription() + " DISABLE");
+    long t0 = System.nanoTime();
+    SwitchResult result = moves.switchWrites(w.id());
+    long tookMillis = (System.nanoTime() - t0) / 1_000_000;
+    assertFalse(result.switched(), result.describe());
+    assertNotNull(result.reason());
+    assertTrue(result.pauseMillis() < 100 + 50, "the pause is bounded by the 100 ms limit: " + result.describe());
+    assertTrue(tookMillis < 10_000, "switchWrites returned after " + tookMillis + " ms");
+    assertEquals(ReshardPhase.VERIFIED, moves.status(w.id()).workflow().phase());
+    assertEquals("s0", shards.shardFor(movingMerchant));
+    long key = movingMerchant;
+    shards.forKey(key).inTransaction(s -> s.persist(new PurchaseOrder(key * 1000 + 2, key, "after the abandoned switch")));
+    assertEquals(1, MoveFixture.count(s0, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 2));
+
+    // an in-flight transaction holding a moving bucket past the limit: the drain gives up, writes go on
+    MoveFixture.execute(s1, "ALTER SUBSCRIPTION " + w.subscription() + " ENABLE");
+    org.hibernate.Session open = shards.forKey(key).openSession();
+    try {
+      open.beginTransaction();
+      open.find(PurchaseOrder.class, key * 1000).setCustomer("held open");
+      open.flush();
+      SwitchResult drained = moves.switchWrites(w.id());
+      assertFalse(drained.switched(), drained.describe());
+      assertTrue(drained.reason().contains("in-flight"), drained.describe());
+      open.getTransaction().commit();
+    } finally {
+      open.close();
+    }
+    SwitchResult switched = moves.switchWrites(w.id());
+    assertTrue(switched.switched(), switched.describe());
+    ReshardWorkflow cancelled = assertThrows(ReshardingException.class, () -> moves.cancel(w.id())) == null ? null
+        : moves.complete(w.id(), p -> { });
+    assertEquals(ReshardPhase.COMPLETED, cancelled.phase());
+    assertEquals(List.of("held open"), MoveFixture.strings(s1, "SELECT customer FROM purchase_order WHERE id = " + key * 1000));
+  }
+}
