@@ -1,0 +1,31 @@
+package io.shardwise.hibernate.resharding;
+
+import io.shardwise.hibernate.Shardwise;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A mover in a JVM of its own, so that a test can kill it for real:
+ * {@code MoverProcess <controlUrl> start <source> <target> <buckets> <table>...} or
+ * {@code MoverProcess <controlUrl> switch-writes <workflowId>}. With
+ * {@code -Dshardwise-test.reshard.crash_at=POINT} it halts at that point.
+ */
+public final class MoverProcess {
+  private MoverProcess() {}
+
+  public static void main(String[] args) {
+    Resharding moves = Shardwise.resharding(Map.of("shardwise.control.url", args[0], "shardwise.user", "postgres"));
+    switch (args[1]) {
+      case "start" -> {
+        List<ReshardTable> tables = Arrays.stream(args, 5, args.length).map(ReshardTable::parse).toList();
+        ReshardWorkflow w = moves.start(ReshardRequest.move(args[2], args[3], BucketRanges.parse(args[4]), tables),
+            p -> { });
+        System.out.println("workflow " + w.id() + " " + w.phase());
+      }
+      case "switch-writes" -> System.out.println(moves.switchWrites(args[2]).describe());
+      default -> throw new IllegalArgumentException(args[1]);
+    }
+    System.exit(0);
+  }
+}
