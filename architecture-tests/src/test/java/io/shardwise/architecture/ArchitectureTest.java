@@ -44,6 +44,7 @@ class ArchitectureTest {
   private static final String TESTKIT = "io.shardwise.testkit..";
   private static final String SAMPLE = "io.shardwise.sample..";
   private static final String BENCHMARKS = "io.shardwise.benchmarks..";
+  private static final String CLI = "io.shardwise.cli..";
 
   // ---- modules ---------------------------------------------------------------------------------
 
@@ -64,8 +65,8 @@ class ArchitectureTest {
 
   @ArchTest
   static final ArchRule runtimeDependsOnNoToolOrApp = noClasses().that().resideInAPackage(RUNTIME)
-      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, TESTKIT, SAMPLE, BENCHMARKS)
-      .because("the runtime uses the query rules, never the processor, the testkit or the apps built on it");
+      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, TESTKIT, SAMPLE, BENCHMARKS, CLI)
+      .because("the runtime uses the query rules, never the processor, the testkit or the apps and tools built on it");
 
   @ArchTest
   static final ArchRule testkitNeverDependsOnShardwise = noClasses().that().resideInAPackage(TESTKIT)
@@ -74,7 +75,7 @@ class ArchitectureTest {
 
   @ArchTest
   static final ArchRule nothingOutsideTheRuntimeUsesItsInternals = noClasses()
-      .that().resideInAnyPackage(SAMPLE, BENCHMARKS, TESTKIT, PROCESSOR, QUERY_RULES, ANNOTATIONS)
+      .that().resideInAnyPackage(SAMPLE, BENCHMARKS, CLI, TESTKIT, PROCESSOR, QUERY_RULES, ANNOTATIONS)
       .should().dependOnClassesThat().resideInAPackage(RUNTIME_INTERNALS)
       .because("what an application needs is public API; internals change without notice");
 
@@ -113,6 +114,22 @@ class ArchitectureTest {
   static final ArchRule runtimePackagesAreFreeOfCycles = slices().assignedFrom(RUNTIME_PACKAGES)
       .should().beFreeOfCycles()
       .because("each capability sits on the ones below it; the wiring and the entry points sit on top");
+
+  @ArchTest
+  static final ArchRule routingNeverDependsOnResharding = noClasses()
+      .that().resideInAPackage("io.shardwise.hibernate.routing..")
+      .should().dependOnClassesThat().resideInAPackage("io.shardwise.hibernate.resharding..")
+      .because("a move changes routing only by publishing shard map versions (and the shards' fences); the router"
+          + " must work, and be understood, without the mover");
+
+  @ArchTest
+  static final ArchRule theMoverIsBuiltOnlyByTheEntryPoints = noClasses()
+      .that().resideInAPackage("io.shardwise.hibernate..")
+      .and().resideOutsideOfPackage("io.shardwise.hibernate.resharding.internal..")
+      .and().doNotHaveSimpleName("Shardwise").and().doNotHaveSimpleName("ShardedSessions")
+      .should().dependOnClassesThat().resideInAPackage("io.shardwise.hibernate.resharding.internal..")
+      .because("the resharding engine talks to shards and the control database directly; the runtime's request"
+          + " path (router, pools, sessions) must never call into it");
 
   @ArchTest
   static final ArchRule publicApiNeverExposesInternals = classes()
