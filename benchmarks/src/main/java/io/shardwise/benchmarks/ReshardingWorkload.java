@@ -204,6 +204,7 @@ public final class ReshardingWorkload {
     long intervalNanos = 1_000_000_000L / rate;
     long next = System.nanoTime();
     long nextId = rows + 1 + seed * 100_000_000L;
+    urls.forEach((shard, url) -> connections.put(shard, open(url)));   // warm, as a pool would be
     try {
       while (!stop.get()) {
         long tenant = random.nextInt(tenants);

@@ -30,8 +30,8 @@ import java.util.Collection;
  *
  * <p>The write switch takes the same advisory lock in <em>exclusive</em> mode. That waits for every
  * transaction that has written a moving bucket to end (the drain), and from the moment it is
- * queued, PostgreSQL refuses new shared holders, so new writes wait in the trigger (polling every
- * half millisecond). When the switch releases the lock, waiting writers re-read the fence: still
+ * queued, PostgreSQL refuses new shared holders, so new writes wait in the trigger, queued behind the
+ * switch's request (a blocking lock wait with a {@code lock_timeout}: no polling, no CPU). When the switch releases the lock, waiting writers re-read the fence: still
  * {@code open} (switch abandoned) and they go on; {@code fenced} and they fail with
  * {@code SW002}, which the runtime turns into a map refresh and a {@link BucketMovedException}.
  * A writer waits at most the given limit, then fails with {@value BucketMovedException#SQLSTATE_FROZEN}.
@@ -68,7 +68,7 @@ final class Fences {
         DECLARE
           b int;
           f record;
-          deadline timestamptz;
+          saved text;
         BEGIN
           IF current_setting('shardwise.bypass_fence', true) = 'on' THEN
             IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
@@ -77,16 +77,16 @@ final class Fences {
           IF TG_OP = 'DELETE' THEN b := %2$s; ELSE b := %3$s; END IF;
           SELECT state, owner, map_version, lock_key INTO f FROM %4$s.fence WHERE bucket = b;
           IF FOUND AND f.state = 'open' AND NOT pg_try_advisory_xact_lock_shared(f.lock_key) THEN
-            deadline := clock_timestamp() + interval '%5$s milliseconds';
-            LOOP
-              PERFORM pg_sleep(0.0005);
-              EXIT WHEN pg_try_advisory_xact_lock_shared(f.lock_key);
-              IF clock_timestamp() > deadline THEN
-                RAISE EXCEPTION USING ERRCODE = '%6$s',
-                  MESSAGE = format('bucket %%s of table %%s is frozen by a write switch for more than %5$s ms', b, TG_TABLE_NAME),
-                  DETAIL = format('bucket=%%s', b);
-              END IF;
-            END LOOP;
+            saved := current_setting('lock_timeout');
+            BEGIN
+              PERFORM set_config('lock_timeout', '%5$sms', true);
+              PERFORM pg_advisory_xact_lock_shared(f.lock_key);
+              PERFORM set_config('lock_timeout', saved, true);
+            EXCEPTION WHEN lock_not_available THEN
+              RAISE EXCEPTION USING ERRCODE = '%6$s',
+                MESSAGE = format('bucket %%s of table %%s is frozen by a write switch for more than %5$s ms', b, TG_TABLE_NAME),
+                DETAIL = format('bucket=%%s', b);
+            END;
             SELECT state, owner, map_version, lock_key INTO f FROM %4$s.fence WHERE bucket = b;
           END IF;
           IF FOUND AND f.state = 'fenced' THEN

@@ -561,8 +561,14 @@ public final class Mover implements Resharding {
       }
       store.startSwitch(id, w.phase());
       try (Connection controlConnection = control.openConnection("shardwise-reshard-" + id + "-switch")) {
-        Sql.queryText(source, "SELECT 1");
-        Sql.queryText(target, "SELECT 1");
+        // warm each backend's catalog caches for the statements of the freeze, so that they cost no cold start inside it
+        for (Connection shard : List.of(source, target)) {
+          Sql.queryText(shard, "SELECT count(*) FROM " + Fences.SCHEMA + ".fence WHERE workflow_id = ?", id);
+          Sql.queryText(shard, "SELECT count(*) FROM " + Fences.SCHEMA + ".marker WHERE workflow_id = ?", id);
+          Sql.execute(shard, "UPDATE " + Fences.SCHEMA + ".fence SET state = state WHERE false");
+        }
+        Sql.execute(controlConnection, "SELECT version FROM shardwise.map_version", "SELECT count(*) FROM shardwise.bucket",
+            "SELECT id FROM shardwise.shard", "UPDATE shardwise.bucket SET shard_id = shard_id WHERE false");
         return freezeAndFlip(w, map, source, target, controlConnection);
       }
     } catch (SQLException e) {
