@@ -279,10 +279,17 @@ public final class ReshardingWorkload {
       long[] around, long[] steady, int writers, int rate, int writes, long retried) {
     double mb = bytes / 1e6;
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "One run, %s, 2 shards on this machine (testkit, PostgreSQL 17, fsync off); "
+    String load;
+    try {
+      load = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (IOException e) {
+      load = "unknown";
+    }
+    out.append(String.format(Locale.ROOT, "One run, %s, load average %s on 2 cores (other builds running), 2 shards on"
+        + " this machine (testkit, PostgreSQL 17, fsync off); "
         + "`bench_order` with %,d rows on s0, a third of the buckets (%,d rows, %.1f MB) moved to a new shard s1 while "
         + "%d writers each ran %d single-row writes/s (3 updates : 1 insert) on random tenants.%n%n", LocalDate.now(),
-        rows, copyRows, mb, writers, rate));
+        load, rows, copyRows, mb, writers, rate));
     out.append("| copy of the moving rows | seconds | rows/s | MB/s | ratio |\n|---|---:|---:|---:|---:|\n");
     out.append(String.format(Locale.ROOT, "| plain `COPY ... TO STDOUT` piped into `COPY ... FROM STDIN` (baseline) | %.2f | %,.0f | %.1f | 1.00 |%n",
         plainSeconds, copyRows / plainSeconds, mb / plainSeconds));

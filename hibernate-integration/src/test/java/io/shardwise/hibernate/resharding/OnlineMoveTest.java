@@ -99,6 +99,13 @@ class OnlineMoveTest {
     assertTrue(merchantsTable.replicaIdentity().startsWith("unchanged"), plan.describe());
     assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_publication"));
     assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_replication_slots"));
+    List<ReshardRequest> drain = shards.resharding().planDrain("s1");
+    assertEquals(1, drain.size());
+    assertEquals("s0", drain.get(0).target());
+    assertEquals(512, drain.get(0).buckets().size(), "s1's buckets all go to s0, the only other shard");
+    ReshardingException refused = assertThrows(ReshardingException.class,
+        () -> shards.resharding().plan(ReshardRequest.move("s0", "s1", java.util.List.of(600), List.of())));
+    assertTrue(refused.getMessage().contains("not owned by 's0'"), refused.getMessage());
     assertEquals("default", MoveFixture.strings(s0,
         "SELECT CASE relreplident WHEN 'd' THEN 'default' ELSE relreplident::text END FROM pg_class "
             + "WHERE relname = 'purchase_order'").get(0));
