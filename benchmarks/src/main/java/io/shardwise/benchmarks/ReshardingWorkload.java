@@ -231,7 +231,10 @@ public final class ReshardingWorkload {
               throw new IllegalStateException(e);
             }
             retries++;
-            maps.refresh();
+            long version = movedVersion(e);
+            if (version < 0 || maps.current().version() < version) {
+              maps.refresh();
+            }
           }
         }
         long end = System.nanoTime();
@@ -265,6 +268,19 @@ public final class ReshardingWorkload {
       in.writeToCopy(chunk, 0, chunk.length);
     }
     return in.endCopy();
+  }
+
+  /** The map version a fence names in its DETAIL ({@code bucket=.. owner=.. version=..}), or -1. */
+  private static long movedVersion(SQLException e) {
+    if (e instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
+        && p.getServerErrorMessage().getDetail() != null) {
+      for (String part : p.getServerErrorMessage().getDetail().split(" ")) {
+        if (part.startsWith("version=")) {
+          return Long.parseLong(part.substring("version=".length()));
+        }
+      }
+    }
+    return -1;
   }
 
   private static Connection open(String url) {

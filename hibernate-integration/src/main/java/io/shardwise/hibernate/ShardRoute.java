@@ -185,7 +185,7 @@ public final class ShardRoute {
         long version = detailNumber(detail, "version");
         String refreshed;
         try {
-          ShardMap map = router.refresh();
+          ShardMap map = router.refresh(version);
           refreshed = "the router now routes with shard map version " + map.version()
               + (bucket >= 0 && bucket < map.bucketCount() ? ", where bucket " + bucket + " belongs to shard '"
                   + map.ownerOf(bucket) + "'" : "");

@@ -118,6 +118,15 @@ public final class Router {
     return routing.map();
   }
 
+  /**
+   * {@link #refresh()} unless this router already routes with map version {@code atLeast} or newer
+   * (the usual case: the change's notification arrived before the refused write came back).
+   */
+  public ShardMap refresh(long atLeast) {
+    ShardMap current = routing.map();
+    return atLeast >= 0 && current.version() >= atLeast ? current : refresh();
+  }
+
   /** The shard map routing uses now. */
   public ShardMap map() {
     return routing.map();
