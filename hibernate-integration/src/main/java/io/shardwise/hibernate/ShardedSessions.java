@@ -209,8 +209,17 @@ public final class ShardedSessions {
           + model.tablesWithoutShardKey() + ". Map them so that each row holds its shard key (e.g. a @CoLocated entity"
           + " with its own @ShardKey instead of an element collection).");
     }
-    return model.tables().stream().map(t -> t.reference() ? ReshardTable.reference(t.table())
-        : ReshardTable.sharded(t.table(), t.keyColumn(), t.keyType())).toList();
+    java.util.List<ReshardTable> tables = new java.util.ArrayList<>(model.tables().stream().map(t -> t.reference()
+        ? ReshardTable.reference(t.table()) : ReshardTable.sharded(t.table(), t.keyColumn(), t.keyType())).toList());
+    components.globalIndexes().lookupTables().forEach((table, type) -> {
+      if (type != io.shardwise.hibernate.routing.ShardKeyType.STRING) {
+        throw new ReshardingException("The @GlobalIndex lookup table " + table + " indexes a " + type + " attribute;"
+            + " online moves carry lookup tables of String attributes only so far. Move with the command line,"
+            + " naming the tables, after rebuilding that index (backfillGlobalIndex) once the move completes.");
+      }
+      tables.add(ReshardTable.sharded(table, "value", type));
+    });
+    return tables;
   }
 
   public SessionFactory sessionFactory() {

@@ -112,6 +112,18 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
     return all;
   }
 
+  /**
+   * Every lookup table with the type of the attribute it indexes (its rows live on the shard of
+   * that value, like rows of a sharded table on the shard of their key), or null for a type that
+   * is not a shard key type. An online move carries a lookup table's rows with their buckets.
+   */
+  public Map<String, io.shardwise.hibernate.routing.ShardKeyType> lookupTables() {
+    Map<String, io.shardwise.hibernate.routing.ShardKeyType> out = new java.util.TreeMap<>();
+    indexes().values().forEach(list -> list.forEach(i -> out.put(i.table(), io.shardwise.hibernate.routing.ShardKeyType
+        .forJavaType(persister(i).getPropertyType(i.attribute()).getReturnedClass()))));
+    return out;
+  }
+
   Index index(Class<?> type, String attribute) {
     ShardedEntity entity = model.get().byClass(type);
     for (Index i : indexes().getOrDefault(entity.entityName(), List.of())) {

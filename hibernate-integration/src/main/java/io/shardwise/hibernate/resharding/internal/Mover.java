@@ -95,8 +95,15 @@ public final class Mover implements Resharding {
     validate(request, map);
     List<ReshardPlan.TablePlan> tables = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
+    List<ReshardTable> present = new ArrayList<>();
     try (Connection source = connect(map, request.source(), null, "plan")) {
       for (ReshardTable t : request.tables()) {
+        if (t.name().startsWith(LOOKUP_TABLE_PREFIX) && !SchemaCopy.exists(source, t.name())) {
+          warnings.add("lookup table " + t.name() + " does not exist on '" + request.source() + "' yet (created on"
+              + " first use): nothing of it to move");
+          continue;
+        }
+        present.add(t);
         if (!SchemaCopy.exists(source, t.name())) {
           throw new ReshardingException("Shard '" + request.source() + "' has no table " + t.name()
               + "; name the tables as the database stores them (e.g. purchase_order:merchant_id:long)");
@@ -129,8 +136,11 @@ public final class Mover implements Resharding {
     } catch (SQLException e) {
       throw failure("check the target", request.target(), e);
     }
-    return new ReshardPlan(request, tables, warnings);
+    return new ReshardPlan(request.withTables(present), tables, warnings);
   }
+
+  /** The prefix of {@code @GlobalIndex} lookup tables, which the runtime creates on a shard on first use. */
+  private static final String LOOKUP_TABLE_PREFIX = "shardwise_gidx_";
 
   /** rows, bytes, 1 if sampled. */
   private static long[] size(Connection c, ReshardTable t, ReshardRequest request, int bucketCount) throws SQLException {
@@ -233,8 +243,8 @@ public final class Mover implements Resharding {
 
   @Override
   public ReshardWorkflow start(ReshardRequest given, Consumer<ReshardProgress> progress) {
-    ReshardRequest request = withTables(given);
-    ReshardPlan plan = plan(request);
+    ReshardPlan plan = plan(withTables(given));
+    ReshardRequest request = plan.request();
     plan.warnings().stream().filter(w -> w.startsWith("the target already holds")).findFirst().ifPresent(w -> {
       throw new ReshardingException("Refused to start the move: " + w);
     });
