@@ -39,6 +39,7 @@ public final class ShardwiseConfig {
   private final long replicaConnectionTimeoutMs;
   private final byte[] rywSecret;
   private final long pinTtlMs;
+  private final int txLogPoolSize;
 
   private ShardwiseConfig(Builder b) {
     this.leastOutstanding = b.leastOutstanding;
@@ -48,6 +49,7 @@ public final class ShardwiseConfig {
     this.replicaConnectionTimeoutMs = b.replicaConnectionTimeoutMs;
     this.rywSecret = b.rywSecret;
     this.pinTtlMs = b.pinTtlMs;
+    this.txLogPoolSize = b.txLogPoolSize;
     this.unitName = b.unitName;
     this.staticMap = b.staticMap;
     this.controlUrl = b.controlUrl;
@@ -131,6 +133,11 @@ public final class ShardwiseConfig {
     return pinTtlMs;
   }
 
+  /** Connections of the transaction log's pool in the control database. */
+  public int txLogPoolSize() {
+    return txLogPoolSize;
+  }
+
   /** Reads and validates; throws one exception listing every problem. */
   public static ShardwiseConfig from(Map<String, Object> settings) {
     Builder b = new Builder();
@@ -152,6 +159,7 @@ public final class ShardwiseConfig {
         "hibernate.connection.password");
     b.poolSize = intSetting(p, ShardwiseSettings.POOL_SIZE, 10, 1, 1000, problems);
     b.connectionTimeoutMs = intSetting(p, ShardwiseSettings.CONNECTION_TIMEOUT, 5000, 250, 600_000, problems);
+    b.txLogPoolSize = intSetting(p, ShardwiseSettings.TX_LOG_POOL_SIZE, 3, 1, 100, problems);
     int buckets = intSetting(p, ShardwiseSettings.BUCKETS, ShardMap.DEFAULT_BUCKETS, 1, 1 << 20, problems);
 
     String balance = p.getOrDefault(ShardwiseSettings.REPLICA_BALANCE, "round_robin").toLowerCase(Locale.ROOT);
@@ -317,6 +325,7 @@ public final class ShardwiseConfig {
     long replicaConnectionTimeoutMs;
     byte[] rywSecret;
     long pinTtlMs;
+    int txLogPoolSize;
     final Map<String, String> shardwiseProperties = new LinkedHashMap<>();
   }
 }
