@@ -175,15 +175,20 @@ final class TxLog implements AutoCloseable {
           last_error = excluded.last_error, updated_at = now()""", id, step, name, state, attempts, error);
   }
 
-  void sagaState(String id, String state, int nextStep, String error) {
-    update("log the state of saga " + id, "UPDATE shardwise.saga SET state = ?, next_step = ?, last_error = ?, "
-        + "updated_at = now() WHERE id = ?", state, nextStep, error, id);
+  /** Advances a saga driven by {@code coordinator}; false if another coordinator has taken it over. */
+  boolean sagaState(String id, String coordinator, String state, int nextStep, String error) {
+    return update("log the state of saga " + id, "UPDATE shardwise.saga SET state = ?, next_step = ?, last_error = ?, "
+        + "updated_at = now() WHERE id = ? AND coordinator = ?", state, nextStep, error, id, coordinator) == 1;
   }
 
-  /** Takes over a saga from {@code from}; false if someone else took it first. */
-  boolean claimSaga(String id, String from, String to) {
-    return update("claim saga " + id, "UPDATE shardwise.saga SET coordinator = ?, updated_at = now() "
-        + "WHERE id = ? AND coordinator = ?", to, id, from) == 1;
+  /**
+   * Takes over a saga exactly as {@code seen} shows it (owner, state and next step); false if it
+   * changed since, for instance because another instance took it over or its runner moved on.
+   */
+  boolean claimSaga(SagaRow seen, String to) {
+    return update("claim saga " + seen.id(), "UPDATE shardwise.saga SET coordinator = ?, updated_at = now() "
+        + "WHERE id = ? AND coordinator = ? AND state = ? AND next_step = ?", to, seen.id(), seen.coordinator(),
+        seen.state(), seen.nextStep()) == 1;
   }
 
   List<SagaRow> unfinishedSagas() {
