@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * accepts only this exact, canonical form, and {@link #sqlLiteral()} renders the literal from the
  * parsed parts alone; no character of the listed text reaches SQL.
  */
-record GlobalTransactionId(String coordinator, String deciderShard, String deciderIncarnation, long deciderXid) {
+final class GlobalTransactionId {
   static final String PREFIX = "sw:";
 
   /**
@@ -40,7 +40,13 @@ record GlobalTransactionId(String coordinator, String deciderShard, String decid
   private static final Pattern FORMAT = Pattern.compile(
       "sw:([0-9a-f]{16}):([A-Za-z0-9_][A-Za-z0-9_.-]{0,62}):([0-9a-f]{12}):(0|[1-9][0-9]{0,19})");
 
-  GlobalTransactionId {
+  private final String coordinator;
+  private final String deciderShard;
+  private final String deciderIncarnation;
+  private final long deciderXid;
+  private final String gid;
+
+  GlobalTransactionId(String coordinator, String deciderShard, String deciderIncarnation, long deciderXid) {
     if (coordinator == null || !COORDINATOR.matcher(coordinator).matches()) {
       throw new IllegalArgumentException("A coordinator id is 16 lowercase hex digits, was '" + coordinator + "'");
     }
@@ -50,6 +56,27 @@ record GlobalTransactionId(String coordinator, String deciderShard, String decid
     if (deciderIncarnation == null || !INCARNATION.matcher(deciderIncarnation).matches()) {
       throw new IllegalArgumentException("An incarnation is 12 lowercase hex digits, was '" + deciderIncarnation + "'");
     }
+    this.coordinator = coordinator;
+    this.deciderShard = deciderShard;
+    this.deciderIncarnation = deciderIncarnation;
+    this.deciderXid = deciderXid;
+    this.gid = PREFIX + coordinator + ":" + deciderShard + ":" + deciderIncarnation + ":" + Long.toUnsignedString(deciderXid);
+  }
+
+  String coordinator() {
+    return coordinator;
+  }
+
+  String deciderShard() {
+    return deciderShard;
+  }
+
+  String deciderIncarnation() {
+    return deciderIncarnation;
+  }
+
+  long deciderXid() {
+    return deciderXid;
   }
 
   /** The id if {@code gid} is exactly of Shardwise's format, else null. */
@@ -72,7 +99,7 @@ record GlobalTransactionId(String coordinator, String deciderShard, String decid
   }
 
   String gid() {
-    return PREFIX + coordinator + ":" + deciderShard + ":" + deciderIncarnation + ":" + deciderXidText();
+    return gid;
   }
 
   /** The decider's transaction id as PostgreSQL writes an {@code xid8}. */

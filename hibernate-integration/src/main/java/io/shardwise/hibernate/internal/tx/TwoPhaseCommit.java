@@ -91,6 +91,16 @@ public final class TwoPhaseCommit {
    */
   private static final int MIN_SERVER_VERSION = 170_000;
 
+  /**
+   * Step 2 as one statement (prepared once per connection): the materialized CTE runs first, so X is
+   * assigned before the logical message is written and the record carries it; {@code set_config(...,
+   * true)} is {@code SET LOCAL}.
+   */
+  private static final String BEGIN_DECIDER_SQL = "WITH x AS MATERIALIZED (SELECT pg_current_xact_id() AS xid,"
+      + " set_config('synchronous_commit', 'on', true) AS synchronous_commit)"
+      + " SELECT xid, " + GlobalTransactionId.INCARNATION_SQL + ", pg_logical_emit_message(false, 'shardwise', '', true)"
+      + " FROM x";
+
   private final ShardwiseRuntime runtime;
   private final TxLog log;
   private final String coordinatorId;
@@ -175,10 +185,11 @@ public final class TwoPhaseCommit {
    */
   private GlobalTransactionId begin(Participant decider, List<Participant> all) {
     try {
+      requirePreparedTransactions(decider.shardId); // its server version, if startup could not check it
       String[] xidAndIncarnation = decider.session.doReturningWork(c -> {
-        try (Statement s = c.createStatement()) {
-          return firstRow(s, "SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id(), "
-              + GlobalTransactionId.INCARNATION_SQL + "; SELECT pg_logical_emit_message(false, 'shardwise', '', true)");
+        try (PreparedStatement ps = c.prepareStatement(BEGIN_DECIDER_SQL); ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return new String[] {rs.getString(1), rs.getString(2)};
         }
       });
       return new GlobalTransactionId(coordinatorId, decider.shardId, xidAndIncarnation[1],
