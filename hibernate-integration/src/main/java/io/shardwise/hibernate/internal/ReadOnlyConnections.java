@@ -31,6 +31,16 @@ final class ReadOnlyConnections {
         new Class<?>[] {Connection.class, Routed.class}, guard);
   }
 
+  /**
+   * A connection of {@link #wrap} that, in addition, hands every statement's SQL to
+   * {@code sqlCheck} before it is prepared or executed (the check throws to refuse it).
+   */
+  static Connection refusingShardedTables(Connection wrapped, java.util.function.Consumer<String> sqlCheck) {
+    Guard guard = (Guard) Proxy.getInvocationHandler(wrapped);
+    guard.extraCheck = sqlCheck;
+    return wrapped;
+  }
+
   static ReplicaNode replicaOf(Connection connection) {
     return connection instanceof Routed routed ? routed.shardwiseReplica() : null;
   }
@@ -40,6 +50,7 @@ final class ReadOnlyConnections {
     final ReplicaNode replica;
     final String shardId;
     final Function<String, String> entityOfTable;
+    java.util.function.Consumer<String> extraCheck;
 
     Guard(Connection target, ReplicaNode replica, String shardId, Function<String, String> entityOfTable) {
       this.target = target;
@@ -89,6 +100,9 @@ final class ReadOnlyConnections {
     }
 
     private void check(String sql) {
+      if (extraCheck != null) {
+        extraCheck.accept(sql);
+      }
       String clause = RowLocks.lockClause(sql);
       if (clause == null) {
         return;

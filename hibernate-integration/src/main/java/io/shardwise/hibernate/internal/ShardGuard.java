@@ -157,6 +157,13 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
 
   private void checkKey(ShardedEntity model, Object key, SharedSessionContractImplementor session, String op) {
     String sessionShard = session.getTenantIdentifier();
+    if (io.shardwise.hibernate.ShardContextResolver.NO_SHARD.equals(sessionShard)) {
+      throw new io.shardwise.hibernate.NoShardSelectedException("[NoShardSelected] Cannot " + op + " "
+          + model.simpleName() + ": this session was opened without a shard (no ShardContext was open and no shard"
+          + " was named), and " + model.simpleName() + " is sharded by " + model.keyAttribute() + ". Open the session"
+          + " by its key — shards.forKey(" + (key == null ? "key" : key) + ").inTransaction(...) — or open a"
+          + " ShardContext (shards.contextForKey(key)) before the session. Nothing was written.");
+    }
     if (key == null) {
       throw new ShardKeyException("[ShardKeyNull] Cannot " + op + " " + model.simpleName() + ": its shard key "
           + model.simpleName() + "." + model.keyAttribute() + " is null. Set it before " + op

@@ -48,6 +48,7 @@ public final class ShardwiseRuntime implements AutoCloseable {
   private final PinStore pinStore = new InMemoryPinStore();
   private final Consistency consistency;
   private final AtomicInteger roundRobin = new AtomicInteger();
+  private final AtomicInteger noShardTurn = new AtomicInteger();
   private final LongAdder replicaReads = new LongAdder();
   private final LongAdder primaryReads = new LongAdder();
   private volatile io.shardwise.hibernate.internal.tx.CrossShardService crossShard;
@@ -297,6 +298,55 @@ public final class ShardwiseRuntime implements AutoCloseable {
       c.close();
     } catch (SQLException ignored) {
       // returned to a pool that will validate it
+    }
+  }
+
+  /**
+   * A connection for a session opened without a shard: reference tables are on every shard, so
+   * any healthy one serves them — shards are taken in turn, a replica first. Every statement is
+   * checked before it is sent: one on a sharded entity's table is refused with
+   * {@link io.shardwise.hibernate.NoShardSelectedException}.
+   */
+  public Connection noShardConnection() {
+    List<String> shardIds = List.copyOf(routing.map().shards().keySet());
+    int start = Math.floorMod(noShardTurn.getAndIncrement(), shardIds.size());
+    RuntimeException firstFailure = null;
+    for (int i = 0; i < shardIds.size(); i++) {
+      String shardId = shardIds.get((start + i) % shardIds.size());
+      try {
+        Connection c = readOnlyConnection(shardId);
+        return ReadOnlyConnections.refusingShardedTables(c, this::refuseShardedTable);
+      } catch (io.shardwise.hibernate.ShardUnavailableException e) {
+        if (firstFailure == null) {
+          firstFailure = e;
+        } else {
+          firstFailure.addSuppressed(e);
+        }
+      }
+    }
+    throw firstFailure;
+  }
+
+  private void refuseShardedTable(String sql) {
+    ShardingModel m = model;
+    if (m == null) {
+      return;
+    }
+    for (String table : RowLocks.writtenOrReadTables(sql)) {
+      String simpleName = m.entityOfTable(table);
+      if (simpleName == null) {
+        continue;
+      }
+      for (ShardedEntity entity : m.entities()) {
+        if (!entity.reference() && entity.simpleName().equals(simpleName)) {
+          throw new io.shardwise.hibernate.NoShardSelectedException("[NoShardSelected] " + simpleName + " (table "
+              + table + ") is sharded by " + simpleName + "." + entity.keyAttribute() + ", but this session was"
+              + " opened without a shard: no ShardContext was open and no shard was named. Choose the shard before"
+              + " the session opens — try (var scope = shards.contextForKey(key)) { ... } around the unit of work,"
+              + " or shards.forKey(key).inTransaction(...). Sessions without a shard read @ReferenceTable entities"
+              + " only. Nothing was sent.");
+        }
+      }
     }
   }
 
