@@ -1,0 +1,220 @@
+package io.shardwise.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.shardwise.hibernate.NoShardSelectedException;
+import io.shardwise.hibernate.RowLockInReadOnlySessionException;
+import io.shardwise.hibernate.ShardContext;
+import io.shardwise.hibernate.ShardKeyException;
+import io.shardwise.hibernate.ShardKeyMissingException;
+import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.spring.ShardwiseJpaTransactionManager;
+import io.shardwise.spring.boot.autoconfigure.shop.CountryRepository;
+import io.shardwise.spring.boot.autoconfigure.shop.OrderRepository;
+import io.shardwise.spring.boot.autoconfigure.shop.PurchaseOrder;
+import io.shardwise.spring.boot.autoconfigure.shop.ShopService;
+import io.shardwise.spring.boot.autoconfigure.shop.ShopTestApplication;
+import io.shardwise.testkit.PostgresNode;
+import io.shardwise.testkit.PostgresShard;
+import io.shardwise.testkit.PostgresTopology;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.data.domain.Page;
+import org.springframework.data.domain.PageRequest;
+import org.springframework.data.domain.Sort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * A Spring Boot application with spring-boot-starter-data-jpa and Shardwise's settings only: no
+ * spring.datasource.url, repositories bootstrapped in Spring Data's default mode. Every routing
+ * claim is checked against the server that answered (inet_server_port, pg_is_in_recovery) or the
+ * rows found on each primary by plain JDBC.
+ */
+@SpringBootTest(classes = ShopTestApplication.class)
+class ShardedJpaApplicationTest {
+  private static final long MERCHANT_ON_S0 = keyOn("s0");
+  private static final long MERCHANT_ON_S1 = keyOn("s1");
+
+  @DynamicPropertySource
+  static void shardwise(DynamicPropertyRegistry registry) {
+    TestTopology.shardwiseProperties(registry);
+  }
+
+  @Autowired ApplicationContext context;
+  @Autowired ShardedSessions shards;
+  @Autowired ShopService shop;
+  @Autowired OrderRepository orders;
+  @Autowired CountryRepository countries;
+  @Autowired PlatformTransactionManager transactionManager;
+  @Autowired DataSource dataSource;
+
+  static PostgresTopology pg;
+
+  @BeforeAll
+  static void topology() {
+    pg = TestTopology.get();
+  }
+
+  @BeforeEach
+  void emptyTables() throws SQLException {
+    for (PostgresShard shard : pg.shards()) {
+      execute(shard.primary(), "TRUNCATE purchase_order, merchant, country");
+      execute(shard.primary(), "INSERT INTO country (code, name) VALUES ('FR', 'France')");
+    }
+    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void bootsTheShardedFactoryWithoutASpringDatasourceUrl() {
+    assertThat(context.getBeansOfType(EntityManagerFactory.class)).hasSize(1);
+    assertThat(dataSource).isInstanceOf(ShardContextDataSource.class);
+    assertThat(context.getBeanNamesForType(com.zaxxer.hikari.HikariDataSource.class)).isEmpty();
+    assertThat(transactionManager).isInstanceOf(ShardwiseJpaTransactionManager.class);
+    assertThat(shards.shardIds()).containsExactlyInAnyOrder("s0", "s1");
+    assertThat(context.getEnvironment().getProperty("spring.datasource.url")).isNull();
+  }
+
+  @Test
+  void writesLandOnTheShardOfTheirKeyOnly() throws SQLException {
+    shop.place(MERCHANT_ON_S0, 1, 500);
+    shop.place(MERCHANT_ON_S1, 2, 700);
+    assertEquals(List.of(1L), orderIdsOn(pg.shard(0)));
+    assertEquals(List.of(2L), orderIdsOn(pg.shard(1)));
+  }
+
+  @Test
+  void readOnlyTransactionsRunOnAReplicaOfTheShardAndReadWriteOnesOnItsPrimary() {
+    for (int i = 0; i < 2; i++) {
+      long merchant = i == 0 ? MERCHANT_ON_S0 : MERCHANT_ON_S1;
+      PostgresShard shard = pg.shard(i);
+      ShopService.Server reads = shop.serverOfReads(merchant);
+      assertEquals(new ShopService.Server(shard.replica(0).port(), true), reads, "read-only on shard " + i);
+      ShopService.Server writes = shop.serverOfWrites(merchant);
+      assertEquals(new ShopService.Server(shard.primary().port(), false), writes, "read-write on shard " + i);
+    }
+  }
+
+  @Test
+  void aReadOnlyTransactionReadsWhatReplicationBrought() {
+    shop.place(MERCHANT_ON_S1, 3, 900);
+    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    assertEquals(900, shop.read(MERCHANT_ON_S1, 3).getTotalCents());
+  }
+
+  @Test
+  void aRowLockInAReadOnlyTransactionIsRefused() {
+    PurchaseOrder order = shop.place(MERCHANT_ON_S0, 4, 100);
+    RowLockInReadOnlySessionException e = assertThrows(RowLockInReadOnlySessionException.class,
+        () -> shop.lockInReadOnly(order));
+    assertThat(e.getMessage()).contains("PurchaseOrder").contains("read-only session on shard 's0'");
+  }
+
+  @Test
+  void repositoriesWorkUnchangedInsideAShardContext() {
+    for (long id = 10; id < 16; id++) {
+      shop.place(MERCHANT_ON_S1, id, id * 100);
+    }
+    TransactionTemplate tx = new TransactionTemplate(transactionManager);
+    try (ShardContext.Scope scope = shards.contextForKey(MERCHANT_ON_S1)) {
+      tx.executeWithoutResult(status -> {
+        PurchaseOrder eleven = orders.findById(11L).orElseThrow();
+        eleven.setStatus("PAID");
+        orders.save(eleven);
+      });
+      assertThat(orders.findByMerchantIdAndStatusOrderById(MERCHANT_ON_S1, "PAID")).extracting(PurchaseOrder::getId)
+          .containsExactly(11L);
+      assertThat(orders.atLeast(MERCHANT_ON_S1, 1300)).extracting(PurchaseOrder::getId).containsExactly(13L, 14L, 15L);
+      Page<PurchaseOrder> page = orders.findByMerchantId(MERCHANT_ON_S1, PageRequest.of(1, 4, Sort.by("id")));
+      assertThat(page.getTotalElements()).isEqualTo(6);
+      assertThat(page.getContent()).extracting(PurchaseOrder::getId).containsExactly(14L, 15L);
+    }
+  }
+
+  @Test
+  void aDerivedQueryWithoutTheShardKeyIsReportedAsShardwiseNotAsAGrammarError() {
+    InvalidDataAccessApiUsageException e;
+    try (ShardContext.Scope scope = shards.contextForKey(MERCHANT_ON_S0)) {
+      e = assertThrows(InvalidDataAccessApiUsageException.class, () -> orders.findByStatus("NEW"));
+    }
+    assertThat(e.getCause()).isInstanceOf(ShardKeyMissingException.class);
+    assertEquals(e.getCause().getMessage(), e.getMessage());
+    assertThat(e.getMessage()).contains("without pinning its shard key");
+  }
+
+  @Test
+  void withoutAShardReferenceDataIsReadableAndShardedDataIsRefusedByName() {
+    assertThat(countries.findAll()).extracting(c -> c.getName()).containsExactly("France");
+    InvalidDataAccessApiUsageException e = assertThrows(InvalidDataAccessApiUsageException.class,
+        () -> orders.findByMerchantIdAndStatusOrderById(MERCHANT_ON_S0, "NEW"));
+    assertThat(e.getCause()).isInstanceOf(NoShardSelectedException.class);
+    assertThat(e.getMessage()).startsWith("[NoShardSelected] PurchaseOrder (table purchase_order)");
+  }
+
+  @Test
+  void aWithShardMethodCalledInAnotherShardsTransactionIsRefused() throws SQLException {
+    TransactionTemplate tx = new TransactionTemplate(transactionManager);
+    ShardKeyException e;
+    try (ShardContext.Scope scope = shards.contextForKey(MERCHANT_ON_S0)) {
+      e = assertThrows(ShardKeyException.class,
+          () -> tx.executeWithoutResult(status -> shop.place(MERCHANT_ON_S1, 20, 1)));
+    }
+    assertThat(e.getMessage()).contains("already bound to shard 's0'");
+    assertThat(orderIdsOn(pg.shard(0))).isEmpty();
+    assertThat(orderIdsOn(pg.shard(1))).isEmpty();
+  }
+
+  @Test
+  void jdbcTemplateUsesTheShardInContextAndRefusesWithoutOne() {
+    JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+    try (ShardContext.Scope scope = ShardContext.use("s1")) {
+      assertEquals(pg.shard(1).primary().port(), jdbc.queryForObject("select inet_server_port()", Integer.class));
+    }
+    org.springframework.jdbc.CannotGetJdbcConnectionException e = assertThrows(
+        org.springframework.jdbc.CannotGetJdbcConnectionException.class,
+        () -> jdbc.queryForObject("select 1", Integer.class));
+    assertThat(e.getCause().getCause()).isInstanceOf(NoShardSelectedException.class);
+  }
+
+  private static long keyOn(String shardId) {
+    // the default bucket strategy with 1024 buckets over s0,s1: find a key of each shard by asking the runtime
+    return KeysByShard.first(shardId);
+  }
+
+  private static List<Long> orderIdsOn(PostgresShard shard) throws SQLException {
+    try (Connection c = shard.primary().dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT id FROM purchase_order ORDER BY id");
+        ResultSet rs = ps.executeQuery()) {
+      List<Long> ids = new java.util.ArrayList<>();
+      while (rs.next()) {
+        ids.add(rs.getLong(1));
+      }
+      return ids;
+    }
+  }
+
+  private static void execute(PostgresNode node, String sql) throws SQLException {
+    try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+}
