@@ -12,7 +12,12 @@ import io.shardwise.spring.WithShardInterceptor;
 import jakarta.persistence.EntityManagerFactory;
 import javax.sql.DataSource;
 import org.hibernate.SessionFactory;
+import java.util.List;
 import org.springframework.aop.Advisor;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.core.env.Environment;
+import org.springframework.orm.jpa.support.OpenEntityManagerInViewInterceptor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
@@ -118,6 +123,33 @@ public class ShardwiseAutoConfiguration {
         new WithShardInterceptor(shards::getObject, entityManagerFactory::getObject));
     advisor.setOrder(Ordered.HIGHEST_PRECEDENCE);
     return advisor;
+  }
+
+  /**
+   * Keeps Boot's open-in-view interceptor out unless the application asked for it by name: it
+   * opens an EntityManager when a request starts, before the request's shard is known, and every
+   * transaction of the request would join it — on no shard, and never on a replica. The
+   * environment default {@code spring.jpa.open-in-view=false} does the same when the shard
+   * settings are in the environment at startup; this covers settings added later (e.g. a test's
+   * {@code @DynamicPropertySource}).
+   */
+  @Bean
+  public static BeanFactoryPostProcessor shardwiseNoOpenInView(Environment environment) {
+    return beanFactory -> {
+      if (Boolean.TRUE.equals(environment.getProperty("spring.jpa.open-in-view", Boolean.class))) {
+        return;
+      }
+      if (beanFactory instanceof BeanDefinitionRegistry registry) {
+        for (String name : beanFactory.getBeanNamesForType(OpenEntityManagerInViewInterceptor.class, false, false)) {
+          registry.removeBeanDefinition(name);
+        }
+        for (String name : List.of("openEntityManagerInViewInterceptorConfigurer")) {
+          if (registry.containsBeanDefinition(name)) {
+            registry.removeBeanDefinition(name);
+          }
+        }
+      }
+    };
   }
 
   /** The shard of a web request, from a header, a path variable or a {@link ShardKeyResolver}. */
