@@ -271,7 +271,7 @@ public class ShardwiseProperties {
     /** A replica further behind its primary than this is out of rotation, in milliseconds. */
     private Integer maxLagMs = 5000;
 
-    /** The same in WAL bytes. */
+    /** A replica further behind its primary than this many WAL bytes is out of rotation. */
     private Integer maxLagBytes = 67_108_864;
 
     /** How often the monitor checks every replica, in milliseconds. */
