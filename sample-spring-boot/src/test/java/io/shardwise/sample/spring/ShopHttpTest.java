@@ -20,6 +20,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -28,29 +30,23 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.RestClient;
 
 /**
- * The shop over HTTP on a real port, on 2 shards with a streaming replica each. Which server
+ * The shop over HTTP on a real port, on 2 shards with a streaming replica each
+ * ({@code @ShardedPostgres} supplies the shardwise.* settings). Which server
  * served each request is what PostgreSQL says (inet_server_port(), pg_is_in_recovery()), and
  * where rows live is read back from each primary with plain JDBC.
  */
+@ShardedPostgres(shards = 2, replicas = 1, scope = ShardedPostgres.Scope.RUN)
 @SpringBootTest(classes = ShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = "shardwise.replica.max-lag-ms=600000")
 class ShopHttpTest {
   private static PostgresTopology pg;
 
-  @DynamicPropertySource
-  static void shardwise(DynamicPropertyRegistry registry) {
-    synchronized (ShopHttpTest.class) {
-      if (pg == null) {
-        pg = PostgresTopology.builder().shards(2).replicasPerShard(1).start();
-        Runtime.getRuntime().addShutdownHook(new Thread(pg::close, "stop the sample's test topology"));
-      }
-    }
-    ShopApplication.shardwiseSettings(pg).forEach((key, value) -> registry.add(key, () -> value));
+  @BeforeAll
+  static void topology(PostgresTopology topology) {
+    pg = topology;
   }
 
   @LocalServerPort int port;

@@ -12,6 +12,7 @@ import io.shardwise.spring.WithShardInterceptor;
 import jakarta.persistence.EntityManagerFactory;
 import javax.sql.DataSource;
 import org.hibernate.SessionFactory;
+import io.shardwise.spring.ScatterPages;
 import java.util.List;
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
@@ -150,6 +151,18 @@ public class ShardwiseAutoConfiguration {
         }
       }
     };
+  }
+
+  /** Spring Data pages of queries run on every shard (scatter-gather), for repository fragments. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.data.domain.Page")
+  static class ScatterPagesConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    ScatterPages scatterPages(ShardedSessions shards) {
+      return new ScatterPages(shards);
+    }
   }
 
   /** The shard of a web request, from a header, a path variable or a {@link ShardKeyResolver}. */

@@ -39,8 +39,11 @@ import org.springframework.data.domain.Page;
 import org.springframework.data.domain.PageRequest;
 import org.springframework.data.domain.Sort;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -50,15 +53,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * claim is checked against the server that answered (inet_server_port, pg_is_in_recovery) or the
  * rows found on each primary by plain JDBC.
  */
-@SpringBootTest(classes = ShopTestApplication.class)
+@ShardedPostgres(shards = 2, replicas = 1, scope = ShardedPostgres.Scope.RUN)
+@SpringBootTest(classes = ShopTestApplication.class, properties = "shardwise.schema.action=create")
 class ShardedJpaApplicationTest {
   private static final long MERCHANT_ON_S0 = keyOn("s0");
   private static final long MERCHANT_ON_S1 = keyOn("s1");
-
-  @DynamicPropertySource
-  static void shardwise(DynamicPropertyRegistry registry) {
-    TestTopology.shardwiseProperties(registry);
-  }
 
   @Autowired ApplicationContext context;
   @Autowired ShardedSessions shards;
@@ -71,8 +70,8 @@ class ShardedJpaApplicationTest {
   static PostgresTopology pg;
 
   @BeforeAll
-  static void topology() {
-    pg = TestTopology.get();
+  static void topology(PostgresTopology topology) {
+    pg = topology;
   }
 
   @BeforeEach
@@ -193,6 +192,38 @@ class ShardedJpaApplicationTest {
         org.springframework.jdbc.CannotGetJdbcConnectionException.class,
         () -> jdbc.queryForObject("select 1", Integer.class));
     assertThat(e.getCause().getCause()).isInstanceOf(NoShardSelectedException.class);
+  }
+
+  @Test
+  void aRepositoryFragmentPagesAQueryAcrossEveryShard() {
+    List<PurchaseOrder> all = new java.util.ArrayList<>();
+    for (long id = 30; id < 40; id++) {
+      long merchant = id % 2 == 0 ? MERCHANT_ON_S0 : MERCHANT_ON_S1;
+      all.add(shop.place(merchant, id, (id * 37) % 11 * 100));
+    }
+    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    java.util.Comparator<PurchaseOrder> order = java.util.Comparator.comparingLong(PurchaseOrder::getTotalCents)
+        .reversed().thenComparing(PurchaseOrder::getId);
+    List<Long> expected = all.stream().sorted(order).skip(3).limit(3).map(PurchaseOrder::getId).toList();
+
+    Page<PurchaseOrder> page = orders.everywhereByStatus("NEW",
+        PageRequest.of(1, 3, Sort.by(Sort.Direction.DESC, "totalCents").and(Sort.by("id"))));
+    assertThat(page.getContent()).extracting(PurchaseOrder::getId).containsExactlyElementsOf(expected);
+    assertEquals(10, page.getTotalElements());
+    assertEquals(4, page.getTotalPages());
+  }
+
+  @Test
+  void actuatorHealthHasAnEntryPerShardFromItsOwnServers() {
+    shards.checkReplicasNow();
+    CompositeHealthContributor db = context.getBean("dbHealthContributor", CompositeHealthContributor.class);
+    for (PostgresShard shard : pg.shards()) {
+      Health health = ((HealthIndicator) db.getContributor("s" + shard.index())).health();
+      assertEquals(Status.UP, health.getStatus(), health.toString());
+      assertEquals(shard.primary().port(), health.getDetails().get("primaryPort"));
+      assertThat((List<?>) health.getDetails().get("replicas")).hasSize(1)
+          .allSatisfy(r -> assertThat(((java.util.Map<?, ?>) r).get("healthy")).isEqualTo(true));
+    }
   }
 
   private static long keyOn(String shardId) {

@@ -7,7 +7,7 @@ import org.springframework.data.jpa.repository.JpaRepository;
 import org.springframework.data.jpa.repository.Query;
 import org.springframework.data.repository.query.Param;
 
-public interface OrderRepository extends JpaRepository<PurchaseOrder, Long> {
+public interface OrderRepository extends JpaRepository<PurchaseOrder, Long>, OrderSearch {
 
   List<PurchaseOrder> findByMerchantIdAndStatusOrderById(long merchantId, String status);
 
