@@ -1,12 +1,9 @@
 package io.shardwise.sample.spring;
 
-import io.shardwise.hibernate.ConsistencyScope;
-import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.spring.WithShard;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.util.List;
-import org.hibernate.Session;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.PageRequest;
 import org.springframework.data.domain.Sort;
@@ -16,7 +13,9 @@ import org.springframework.transaction.annotation.Transactional;
 /**
  * The shop's use cases. Methods called from a request under /merchants/{merchantId}/... run in the
  * shard context the web interceptor opened from the path variable; {@link #openMerchant} chooses
- * its shard with {@link WithShard}. Every answer says which server served it.
+ * its shard with {@link WithShard}. Every answer says which server served it. There is no
+ * Shardwise code here besides {@code @WithShard}: read-your-writes across requests is the
+ * consistency token the starter puts on responses that wrote (shardwise.web.consistency-header).
  */
 @Service
 public class Shop {
@@ -42,15 +41,13 @@ public class Shop {
   private final OrderRepository orders;
   private final ProductRepository products;
   private final CountryRepository countries;
-  private final ShardedSessions shards;
 
   Shop(MerchantRepository merchants, OrderRepository orders, ProductRepository products,
-      CountryRepository countries, ShardedSessions shards) {
+      CountryRepository countries) {
     this.merchants = merchants;
     this.orders = orders;
     this.products = products;
     this.countries = countries;
-    this.shards = shards;
   }
 
   @WithShard(key = "#merchantId")
@@ -68,7 +65,10 @@ public class Shop {
     return new Placed(server(em), OrderView.of(order));
   }
 
-  /** A read-only transaction: a replica of the merchant's shard (the primary when none is healthy). */
+  /**
+   * A read-only transaction: a replica of the merchant's shard (the primary when none is healthy,
+   * or when the request's consistency token holds a write that the replicas have not replayed).
+   */
   @Transactional(readOnly = true)
   public Listing listOrders(long merchantId, int page, int size) {
     Page<ShopOrder> found = orders.findByMerchantId(merchantId,
@@ -102,35 +102,8 @@ public class Shop {
     return countries.findAll(Sort.by("code"));
   }
 
-  // --- read-your-writes across requests: the programmatic API and a consistency token ---------
-
-  /** Places an order on behalf of a consistency scope; its later reads see it even on a lagging replica. */
-  public Placed placeOrderWithin(ConsistencyScope scope, long merchantId, String customer, String sku,
-      long totalCents) {
-    return shards.forKey(merchantId).within(scope).fromTransaction(session -> {
-      ShopOrder order = new ShopOrder(merchantId, customer, sku, totalCents);
-      session.persist(order);
-      session.flush();
-      return new Placed(server(session), OrderView.of(order));
-    });
-  }
-
-  /** The scope's read: a replica that has replayed the scope's writes, else the primary. */
-  public Listing listOrdersWithin(ConsistencyScope scope, long merchantId) {
-    return shards.forKey(merchantId).readOnly().within(scope).fromSession(session -> {
-      List<OrderView> found = session.createSelectionQuery(
-              "from ShopOrder where merchantId = :merchantId order by placedAt desc, id", ShopOrder.class)
-          .setParameter("merchantId", merchantId).getResultList().stream().map(OrderView::of).toList();
-      return new Listing(server(session), found.size(), found);
-    });
-  }
-
   private static Server server(EntityManager em) {
     Object[] row = (Object[]) em.createNativeQuery("select inet_server_port(), pg_is_in_recovery()").getSingleResult();
     return new Server(((Number) row[0]).intValue(), (Boolean) row[1]);
-  }
-
-  private static Server server(Session session) {
-    return server((EntityManager) session);
   }
 }

@@ -1,15 +1,11 @@
 package io.shardwise.sample.spring;
 
-import io.shardwise.hibernate.ConsistencyScope;
 import io.shardwise.hibernate.ShardedSessions;
 import java.util.List;
-import java.util.UUID;
-import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -44,30 +40,19 @@ public class ShopController {
   }
 
   /**
-   * Places an order. With a consistency token (or a new scope), the response carries the token
-   * that makes the client's next reads see this order, whichever instance serves them.
+   * Places an order. The response carries a consistency token (header X-Consistency-Token, set by
+   * Shardwise): sent back, it makes the client's next reads see this order, whichever instance
+   * serves them.
    */
   @PostMapping("/merchants/{merchantId}/orders")
-  public ResponseEntity<Shop.Placed> placeOrder(@PathVariable long merchantId, @RequestBody NewOrder order,
-      @RequestHeader(name = CONSISTENCY_TOKEN, required = false) String token,
-      @RequestParam(defaultValue = "false") boolean readYourWrites) {
-    if (token == null && !readYourWrites) {
-      return ResponseEntity.ok(shop.placeOrder(merchantId, order.customer(), order.sku(), order.totalCents()));
-    }
-    ConsistencyScope scope = token != null ? shards.consistency().fromToken(token)
-        : shards.consistency().scope("client:" + UUID.randomUUID());
-    Shop.Placed placed = shop.placeOrderWithin(scope, merchantId, order.customer(), order.sku(), order.totalCents());
-    return ResponseEntity.ok().header(CONSISTENCY_TOKEN, shards.consistency().token(scope)).body(placed);
+  public Shop.Placed placeOrder(@PathVariable long merchantId, @RequestBody NewOrder order) {
+    return shop.placeOrder(merchantId, order.customer(), order.sku(), order.totalCents());
   }
 
-  /** The merchant's orders, newest first, read on a replica (or, with a token, where the token's writes are). */
+  /** The merchant's orders, newest first, read on a replica that has the client's own writes. */
   @GetMapping("/merchants/{merchantId}/orders")
   public Shop.Listing listOrders(@PathVariable long merchantId, @RequestParam(defaultValue = "0") int page,
-      @RequestParam(defaultValue = "20") int size,
-      @RequestHeader(name = CONSISTENCY_TOKEN, required = false) String token) {
-    if (token != null) {
-      return shop.listOrdersWithin(shards.consistency().fromToken(token), merchantId);
-    }
+      @RequestParam(defaultValue = "20") int size) {
     return shop.listOrders(merchantId, page, size);
   }
 

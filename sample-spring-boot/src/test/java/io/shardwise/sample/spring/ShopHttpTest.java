@@ -103,7 +103,7 @@ class ShopHttpTest {
     PostgresShard shard = shardOf(merchantOnS1);
     shard.replica(0).setApplyDelay(Duration.ofMinutes(5));
     try {
-      ResponseEntity<Shop.Placed> placed = http.post().uri("/merchants/{m}/orders?readYourWrites=true", merchantOnS1)
+      ResponseEntity<Shop.Placed> placed = http.post().uri("/merchants/{m}/orders", merchantOnS1)
           .body(new ShopController.NewOrder("grace", "LAMP", 2500)).retrieve().toEntity(Shop.Placed.class);
       String token = placed.getHeaders().getFirst(ShopController.CONSISTENCY_TOKEN);
       assertThat(token).startsWith("v1.");
@@ -163,6 +163,16 @@ class ShopHttpTest {
     List<Map<String, Object>> countries = http.get().uri("/countries").retrieve()
         .body(new org.springframework.core.ParameterizedTypeReference<>() {});
     assertThat(countries).extracting(c -> c.get("code")).containsExactly("FR", "NL");
+  }
+
+  @Test
+  void aForgedConsistencyTokenIsABadRequest() {
+    ResponseEntity<ProblemDetail> response = http.get().uri("/merchants/{m}/orders", merchantOnS0)
+        .header(ShopController.CONSISTENCY_TOKEN, "v1.Zm9yZ2Vk.c2lnbmF0dXJl").retrieve()
+        .onStatus(HttpStatusCode::isError, (request, reply) -> { })
+        .toEntity(ProblemDetail.class);
+    assertEquals(400, response.getStatusCode().value());
+    assertThat(response.getBody().getDetail()).contains("signature does not match");
   }
 
   @Test

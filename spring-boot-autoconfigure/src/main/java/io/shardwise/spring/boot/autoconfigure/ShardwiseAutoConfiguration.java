@@ -3,6 +3,7 @@ package io.shardwise.spring.boot.autoconfigure;
 import io.shardwise.hibernate.ShardContextResolver;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import io.shardwise.spring.ConsistencyTokenInterceptor;
 import io.shardwise.spring.ShardContextInterceptor;
 import io.shardwise.spring.ShardKeyResolver;
 import io.shardwise.spring.ShardwiseExceptionTranslator;
@@ -94,8 +95,10 @@ public class ShardwiseAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean(TransactionManager.class)
   public PlatformTransactionManager transactionManager(
-      ObjectProvider<TransactionManagerCustomizers> transactionManagerCustomizers) {
+      ObjectProvider<TransactionManagerCustomizers> transactionManagerCustomizers, ObjectProvider<ShardedSessions> shards,
+      ObjectProvider<ShardwiseConnectionProvider> connections, ShardwiseProperties properties) {
     ShardwiseJpaTransactionManager transactionManager = new ShardwiseJpaTransactionManager();
+    transactionManager.setReadYourWrites(shards::getObject, connections::getObject, properties.getRyw().getPinTtlMs());
     transactionManagerCustomizers.ifAvailable(customizers -> customizers.customize(transactionManager));
     return transactionManager;
   }
@@ -180,13 +183,35 @@ public class ShardwiseAutoConfiguration {
     }
 
     @Bean
-    WebMvcConfigurer shardContextInterceptorConfigurer(ShardContextInterceptor interceptor) {
+    WebMvcConfigurer shardContextInterceptorConfigurer(ShardContextInterceptor interceptor,
+        ObjectProvider<ConsistencyTokenInterceptor> consistency) {
       return new WebMvcConfigurer() {
         @Override
         public void addInterceptors(InterceptorRegistry registry) {
           registry.addInterceptor(interceptor).order(Ordered.HIGHEST_PRECEDENCE);
+          consistency.ifAvailable(c -> registry.addInterceptor(c).order(Ordered.HIGHEST_PRECEDENCE + 1));
         }
       };
+    }
+
+    /** Read-your-writes across requests, when a consistency header or cookie is named. */
+    @Configuration(proxyBeanMethods = false)
+    @Conditional(ConsistencyTokenConfigured.class)
+    static class ConsistencyTokenConfiguration {
+
+      @Bean
+      ConsistencyTokenInterceptor consistencyTokenInterceptor(ObjectProvider<ShardedSessions> shards,
+          ShardwiseProperties properties) {
+        return new ConsistencyTokenInterceptor(shards::getObject, properties.getWeb().getConsistencyHeader(),
+            properties.getWeb().getConsistencyCookie());
+      }
+
+      @Bean
+      ConsistencyTokenInterceptor.TokenAdvice consistencyTokenAdvice(ObjectProvider<ShardedSessions> shards,
+          ShardwiseProperties properties) {
+        return new ConsistencyTokenInterceptor.TokenAdvice(shards::getObject,
+            properties.getWeb().getConsistencyHeader(), properties.getWeb().getConsistencyCookie());
+      }
     }
   }
 }

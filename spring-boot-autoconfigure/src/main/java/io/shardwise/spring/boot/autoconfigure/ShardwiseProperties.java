@@ -504,6 +504,31 @@ public class ShardwiseProperties {
     /** Response header naming the shard that served the request (leave empty for none). */
     private String shardHeader;
 
+    /**
+     * Request and response header carrying the signed consistency token (read-your-writes across
+     * requests), e.g. X-Consistency-Token; needs shardwise.ryw.secret. Empty: no token.
+     */
+    private String consistencyHeader;
+
+    /** Cookie carrying the consistency token, like consistency-header. Empty: no cookie. */
+    private String consistencyCookie;
+
+    public String getConsistencyHeader() {
+      return consistencyHeader;
+    }
+
+    public void setConsistencyHeader(String consistencyHeader) {
+      this.consistencyHeader = consistencyHeader;
+    }
+
+    public String getConsistencyCookie() {
+      return consistencyCookie;
+    }
+
+    public void setConsistencyCookie(String consistencyCookie) {
+      this.consistencyCookie = consistencyCookie;
+    }
+
     public String getKeyHeader() {
       return keyHeader;
     }
