@@ -109,6 +109,15 @@ public class ShardwiseAutoConfiguration {
     return ShardedSessions.of(entityManagerFactory);
   }
 
+  /** shardwise.sql.init.locations: scripts run on every shard at startup (development data). */
+  @Bean
+  @Conditional(ReferenceDataConfigured.class)
+  ReferenceDataInitializer shardwiseReferenceDataInitializer(ShardedSessions shards,
+      ShardwiseConnectionProvider connections, org.springframework.core.io.ResourceLoader resources,
+      ShardwiseProperties properties) {
+    return new ReferenceDataInitializer(shards, connections, resources, properties.getSql().getInit().getLocations());
+  }
+
   @Bean
   public static ShardwiseExceptionTranslator shardwiseExceptionTranslator() {
     return new ShardwiseExceptionTranslator();

@@ -79,6 +79,38 @@ public class ShardwiseProperties {
 
   private final Web web = new Web();
 
+  private final Sql sql = new Sql();
+
+  public Sql getSql() {
+    return sql;
+  }
+
+  /** Scripts run on every shard at startup. */
+  public static class Sql {
+    private final Init init = new Init();
+
+    public Init getInit() {
+      return init;
+    }
+
+    /** The spring.sql.init counterpart for development databases. */
+    public static class Init {
+      /**
+       * Scripts (e.g. classpath:reference-data.sql) run on every shard's primary at startup, after
+       * the schema action, each shard in one transaction. For development and tests.
+       */
+      private List<String> locations = new ArrayList<>();
+
+      public List<String> getLocations() {
+        return locations;
+      }
+
+      public void setLocations(List<String> locations) {
+        this.locations = locations;
+      }
+    }
+  }
+
   /**
    * The settings as Hibernate properties ({@link ShardwiseSettings} keys), without the ones left
    * unset. Web settings stay out: they are the starter's own.
