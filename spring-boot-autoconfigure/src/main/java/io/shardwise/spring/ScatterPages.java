@@ -8,10 +8,12 @@ import java.util.regex.Pattern;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.PageImpl;
 import org.springframework.data.domain.Pageable;
+import org.springframework.data.domain.Slice;
+import org.springframework.data.domain.SliceImpl;
 import org.springframework.data.domain.Sort;
 
 /**
- * Spring Data pages of a query run on every shard: Shardwise's scatter-gather (each shard sorts
+ * Spring Data pages (and slices) of a query run on every shard: Shardwise's scatter-gather (each shard sorts
  * and returns at most offset + page size rows, the lists are merged k-way, the counts summed),
  * shaped as a {@link Page}. For a repository, put it in a fragment:
  *
@@ -47,6 +49,33 @@ public final class ScatterPages {
 
   /** The page {@code pageable} asks for, of {@code hql} run on every shard, with the total across shards. */
   public <T> Page<T> find(String hql, Class<T> type, Map<String, ?> parameters, Pageable pageable) {
+    Prepared<T> prepared = prepare(hql, type, parameters, pageable);
+    if (pageable.isPaged()) {
+      prepared.rows.setFirstResult((int) pageable.getOffset()).setMaxResults(pageable.getPageSize());
+    }
+    List<T> content = prepared.rows.getResultList();
+    long total = prepared.count.getResultList().get(0);
+    return new PageImpl<>(content, pageable, total);
+  }
+
+  /**
+   * The slice {@code pageable} asks for, without counting: each shard returns at most offset +
+   * size + 1 rows, and the extra row only tells whether there is a next slice.
+   */
+  public <T> Slice<T> findSlice(String hql, Class<T> type, Map<String, ?> parameters, Pageable pageable) {
+    Prepared<T> prepared = prepare(hql, type, parameters, pageable);
+    if (pageable.isUnpaged()) {
+      return new SliceImpl<>(prepared.rows.getResultList(), pageable, false);
+    }
+    List<T> rows = prepared.rows.setFirstResult((int) pageable.getOffset())
+        .setMaxResults(pageable.getPageSize() + 1).getResultList();
+    boolean hasNext = rows.size() > pageable.getPageSize();
+    return new SliceImpl<>(hasNext ? rows.subList(0, pageable.getPageSize()) : rows, pageable, hasNext);
+  }
+
+  private record Prepared<T>(ScatterQuery<T> rows, ScatterQuery<Long> count) {}
+
+  private <T> Prepared<T> prepare(String hql, Class<T> type, Map<String, ?> parameters, Pageable pageable) {
     var from = FROM.matcher(hql);
     if (!from.find()) {
       throw new IllegalArgumentException("ScatterPages takes \"from Entity [alias] [where ...]\" queries, got \""
@@ -68,12 +97,7 @@ public final class ScatterPages {
       rows.setParameter(name, value);
       count.setParameter(name, value);
     });
-    if (pageable.isPaged()) {
-      rows.setFirstResult((int) pageable.getOffset()).setMaxResults(pageable.getPageSize());
-    }
-    List<T> content = rows.getResultList();
-    long total = count.getResultList().get(0);
-    return new PageImpl<>(content, pageable, total);
+    return new Prepared<>(rows, count);
   }
 
   private static String orderBy(String alias, Sort sort) {

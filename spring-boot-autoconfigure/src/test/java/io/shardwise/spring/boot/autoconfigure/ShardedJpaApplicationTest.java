@@ -211,6 +211,12 @@ class ShardedJpaApplicationTest {
     assertThat(page.getContent()).extracting(PurchaseOrder::getId).containsExactlyElementsOf(expected);
     assertEquals(10, page.getTotalElements());
     assertEquals(4, page.getTotalPages());
+
+    org.springframework.data.domain.Slice<PurchaseOrder> last = orders.sliceEverywhereByStatus("NEW",
+        PageRequest.of(2, 4, Sort.by("id")));
+    assertThat(last.getContent()).extracting(PurchaseOrder::getId).containsExactly(38L, 39L);
+    assertThat(last.hasNext()).isFalse();
+    assertThat(orders.sliceEverywhereByStatus("NEW", PageRequest.of(0, 4, Sort.by("id"))).hasNext()).isTrue();
   }
 
   @Test
