@@ -211,6 +211,11 @@ public class ShardwiseAutoConfiguration {
       @Bean
       ConsistencyTokenInterceptor consistencyTokenInterceptor(ObjectProvider<ShardedSessions> shards,
           ShardwiseProperties properties) {
+        if (properties.getRyw().getSecret() == null || properties.getRyw().getSecret().isBlank()) {
+          throw new io.shardwise.hibernate.ShardingConfigurationException("shardwise.web.consistency-header / -cookie"
+              + " hand out signed consistency tokens, which need shardwise.ryw.secret: set it to 32+ random"
+              + " characters, the same on every instance");
+        }
         return new ConsistencyTokenInterceptor(shards::getObject, properties.getWeb().getConsistencyHeader(),
             properties.getWeb().getConsistencyCookie());
       }

@@ -49,6 +49,18 @@ class ShardwiseAutoConfigurationConditionsTest {
   }
 
   @Test
+  void aConsistencyTokenWithoutASigningSecretStopsTheStartWithWhatToSet() {
+    new org.springframework.boot.test.context.runner.WebApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(ShardwiseAutoConfiguration.class))
+        .withPropertyValues("shardwise.shards=s0", "shardwise.web.consistency-header=X-Consistency-Token")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).rootCause().isInstanceOf(ShardingConfigurationException.class)
+              .hasMessageContaining("need shardwise.ryw.secret");
+        });
+  }
+
+  @Test
   void aBadSettingIsAnalysedWithShardwisesOwnMessage() throws java.io.IOException {
     ShardingConfigurationException cause = new ShardingConfigurationException(
         "Shardwise configuration of persistence unit 'default' is invalid:\n  - shardwise.shard.s0.url = 'x' is not a PostgreSQL JDBC URL");
