@@ -232,6 +232,25 @@ class ShardedJpaApplicationTest {
     }
   }
 
+  @Test
+  @SuppressWarnings("unchecked")
+  void actuatorInfoSummarisesTheShardMap() {
+    org.springframework.boot.actuate.info.Info.Builder builder = new org.springframework.boot.actuate.info.Info.Builder();
+    context.getBean("shardwiseInfoContributor", org.springframework.boot.actuate.info.InfoContributor.class)
+        .contribute(builder);
+    java.util.Map<String, Object> summary = (java.util.Map<String, Object>) builder.build().get("shardwise");
+    assertEquals(1024, summary.get("buckets"));
+    assertEquals("bucket", summary.get("strategy"));
+    java.util.Map<String, java.util.Map<String, Object>> perShard =
+        (java.util.Map<String, java.util.Map<String, Object>>) summary.get("shards");
+    assertThat(perShard).containsOnlyKeys("s0", "s1");
+    assertEquals(1024, (Integer) perShard.get("s0").get("buckets") + (Integer) perShard.get("s1").get("buckets"));
+    assertEquals(pg.shard(1).primary().jdbcUrl(), perShard.get("s1").get("primary"));
+    assertEquals(1, perShard.get("s1").get("replicas"));
+    assertEquals("jdbc:postgresql://db1:5432/shop",
+        ShardMapInfoContributor.withoutSecrets("jdbc:postgresql://shop:secret@db1:5432/shop?password=secret"));
+  }
+
   private static long keyOn(String shardId) {
     // the default bucket strategy with 1024 buckets over s0,s1: find a key of each shard by asking the runtime
     return KeysByShard.first(shardId);
