@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.shop.Country;
+import io.shardwise.hibernate.spi.ShardContextResolver;
 import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.shop.PurchaseOrder;
 import io.shardwise.testkit.PostgresShard;

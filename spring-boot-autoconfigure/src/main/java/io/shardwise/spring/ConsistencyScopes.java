@@ -1,6 +1,6 @@
 package io.shardwise.spring;
 
-import io.shardwise.hibernate.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.ConsistencyScope;
 
 /**
  * The consistency scope (read-your-writes) of the current thread's unit of work, for

@@ -1,6 +1,6 @@
 package io.shardwise.spring;
 
-import io.shardwise.hibernate.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.ShardedSessions;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,6 +1,6 @@
 package io.shardwise.spring;
 
-import io.shardwise.hibernate.ScatterQuery;
+import io.shardwise.hibernate.scatter.ScatterQuery;
 import io.shardwise.hibernate.ShardedSessions;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package io.shardwise.spring;
 
-import io.shardwise.hibernate.ConsistencyScope;
-import io.shardwise.hibernate.Pin;
-import io.shardwise.hibernate.ReplicaStatus;
+import io.shardwise.hibernate.readwrite.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.Pin;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.ShardContext;
 import io.shardwise.hibernate.ShardedSessions;
-import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import jakarta.persistence.EntityManager;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -1,6 +1,6 @@
 package io.shardwise.sample.spring;
 
-import io.shardwise.hibernate.ConsistencyTokenException;
+import io.shardwise.hibernate.readwrite.ConsistencyTokenException;
 import io.shardwise.hibernate.NoShardSelectedException;
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.ShardUnavailableException;

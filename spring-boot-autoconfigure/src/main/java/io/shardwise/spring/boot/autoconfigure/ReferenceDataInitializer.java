@@ -1,7 +1,7 @@
 package io.shardwise.spring.boot.autoconfigure;
 
 import io.shardwise.hibernate.ShardedSessions;
-import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import java.sql.Connection;
 import java.sql.SQLException;

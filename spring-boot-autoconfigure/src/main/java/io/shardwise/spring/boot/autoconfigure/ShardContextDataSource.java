@@ -2,7 +2,7 @@ package io.shardwise.spring.boot.autoconfigure;
 
 import io.shardwise.hibernate.NoShardSelectedException;
 import io.shardwise.hibernate.ShardContext;
-import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;

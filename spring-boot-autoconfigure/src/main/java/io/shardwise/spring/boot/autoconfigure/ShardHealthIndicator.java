@@ -1,8 +1,8 @@
 package io.shardwise.spring.boot.autoconfigure;
 
-import io.shardwise.hibernate.ReplicaStatus;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.ShardedSessions;
-import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

@@ -1,8 +1,8 @@
 package io.shardwise.spring.boot.autoconfigure;
 
-import io.shardwise.hibernate.ShardContextResolver;
+import io.shardwise.hibernate.spi.ShardContextResolver;
 import io.shardwise.hibernate.ShardedSessions;
-import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import io.shardwise.spring.ConsistencyTokenInterceptor;
 import io.shardwise.spring.ShardContextInterceptor;
 import io.shardwise.spring.ShardKeyResolver;

@@ -1,7 +1,7 @@
 package io.shardwise.spring.boot.autoconfigure;
 
 import io.shardwise.hibernate.ShardedSessions;
-import io.shardwise.hibernate.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.shardwise.hibernate.NoShardSelectedException;
-import io.shardwise.hibernate.RowLockInReadOnlySessionException;
+import io.shardwise.hibernate.readwrite.RowLockInReadOnlySessionException;
 import io.shardwise.hibernate.ShardContext;
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.ShardKeyMissingException;
