@@ -1,13 +1,18 @@
 package io.shardwise.benchmarks;
 
+import static io.shardwise.benchmarks.Workloads.percentile;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.shardwise.hibernate.SagaDefinition;
-import io.shardwise.hibernate.SagaOutcome;
-import io.shardwise.hibernate.Sagas;
+import io.shardwise.hibernate.transaction.SagaDefinition;
+import io.shardwise.hibernate.transaction.SagaOutcome;
+import io.shardwise.hibernate.transaction.Sagas;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseSettings;
+import io.shardwise.hibernate.transaction.SagaDefinition;
+import io.shardwise.hibernate.transaction.SagaOutcome;
+import io.shardwise.hibernate.transaction.Sagas;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import jakarta.persistence.LockModeType;
@@ -31,8 +36,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 
@@ -92,8 +95,6 @@ public final class CrossShardTransactionWorkload {
   private static final long INITIAL_BALANCE = 1_000_000;
   private static final String SAGA = "bench-transfer";
 
-  // Kept strongly reachable: java.util.logging forgets the level of a logger it may collect.
-  private static final List<Logger> QUIET = new ArrayList<>();
 
   /** The ways to run a transfer. */
   enum Mode {
@@ -140,7 +141,7 @@ public final class CrossShardTransactionWorkload {
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
-    quietLibraries();
+    Workloads.quietLibraries();
     System.out.println("[tx-bench] " + options);
     String loadBefore = loadAverage();
     int status;
@@ -624,6 +625,14 @@ public final class CrossShardTransactionWorkload {
       return sortedNanos.length == 0 ? Double.NaN : processCpuNanos / 1e3 / sortedNanos.length;
     }
 
+    double p50Ms() {
+      return percentile(sortedNanos, 0.50) / 1e6;
+    }
+
+    double p99Ms() {
+      return percentile(sortedNanos, 0.99) / 1e6;
+    }
+
     String summary() {
       return String.format(Locale.ROOT, "%s, %d thread(s), round %d: %.0f ops/s (per second %d-%d), p50 %.2f ms,"
               + " p99 %.2f ms, CPU per transfer %.0f us in workers / %.0f us in the process, %d transfers, %d errors%s",
@@ -694,13 +703,6 @@ public final class CrossShardTransactionWorkload {
     }
   }
 
-  private static void quietLibraries() {
-    for (String name : List.of("org.hibernate", "com.zaxxer.hikari")) {
-      Logger logger = Logger.getLogger(name);
-      logger.setLevel(Level.WARNING);
-      QUIET.add(logger);
-    }
-  }
 
   // --- report -------------------------------------------------------------------------------
 
@@ -800,40 +802,6 @@ public final class CrossShardTransactionWorkload {
 
   // --- small helpers ------------------------------------------------------------------------
 
-  /** A growable array of longs: latencies without boxing. */
-  static final class LongList {
-    private long[] values = new long[1 << 14];
-    private int size;
-
-    void add(long v) {
-      if (size == values.length) {
-        values = Arrays.copyOf(values, size * 2);
-      }
-      values[size++] = v;
-    }
-
-    void addAll(LongList other) {
-      for (int i = 0; i < other.size; i++) {
-        add(other.values[i]);
-      }
-    }
-
-    void addAll(long[] other) {
-      for (long v : other) {
-        add(v);
-      }
-    }
-
-    int size() {
-      return size;
-    }
-
-    long[] sorted() {
-      long[] copy = Arrays.copyOf(values, size);
-      Arrays.sort(copy);
-      return copy;
-    }
-  }
 
   /** Command-line settings, {@code key=value}. */
   static final class Options {

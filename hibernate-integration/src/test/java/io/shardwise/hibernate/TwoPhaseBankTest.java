@@ -3,9 +3,10 @@ package io.shardwise.hibernate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.shardwise.hibernate.internal.tx.CoordinatorCrash;
-import io.shardwise.hibernate.internal.tx.CrossShardService;
-import io.shardwise.hibernate.internal.tx.FaultInjector.Point;
+import io.shardwise.hibernate.transaction.TransactionInDoubtException;
+import io.shardwise.hibernate.transaction.internal.CoordinatorCrash;
+import io.shardwise.hibernate.transaction.internal.CrossShardService;
+import io.shardwise.hibernate.transaction.internal.FaultInjector.Point;
 import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
@@ -135,7 +136,7 @@ class TwoPhaseBankTest {
   }
 
   /** The fault as a hook; shards are named by the hook (the prepared one, or the decider). */
-  private static io.shardwise.hibernate.internal.tx.FaultInjector injector(String fault, PostgresTopology pg) {
+  private static io.shardwise.hibernate.transaction.internal.FaultInjector injector(String fault, PostgresTopology pg) {
     if (fault == null) {
       return null;
     }

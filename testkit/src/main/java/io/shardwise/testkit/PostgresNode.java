@@ -41,14 +41,41 @@ public interface PostgresNode {
 
   boolean isRunning();
 
-  /** Fast shutdown ({@code pg_ctl stop -m fast}): open sessions are disconnected, nothing is lost. */
+  /**
+   * Fast shutdown ({@code pg_ctl stop -m fast}): open sessions are disconnected, nothing is lost.
+   * A frozen server is thawed first.
+   */
   void stop();
 
-  /** SIGKILL to the server and every backend process, as a machine crash would. */
+  /** SIGKILL to the server and every backend process, as a machine crash would (frozen or not). */
   void kill();
 
-  /** Starts a stopped or killed instance on the same port and data directory; waits until it serves. */
+  /**
+   * Starts a stopped or killed instance on the same port and data directory, or thaws a frozen one;
+   * waits until it serves.
+   */
   void start();
+
+  /**
+   * Pauses the whole server, as a suspended VM or a network black hole would: SIGSTOP to the
+   * postmaster and every process under it (containers: {@code docker pause}). The kernel still
+   * accepts TCP connections on its port, but nothing ever answers, so clients hang until their own
+   * timeouts (pgjdbc's {@code socketTimeout}, {@code connectTimeout}); a frozen replica neither
+   * receives nor replays WAL. Returns once every process is stopped. {@link #isRunning()} stays true.
+   *
+   * @throws IllegalStateException when the server is not running
+   */
+  void freeze();
+
+  /**
+   * Lets a frozen server go on where it stopped (SIGCONT to the same processes); returns once none is
+   * stopped. Does nothing to a server that is not frozen. {@link #stop()}, {@link #start()} and
+   * closing the topology thaw first, so a frozen server never outlives its test.
+   */
+  void thaw();
+
+  /** Whether the server is frozen by {@link #freeze()} (its postmaster is in the stopped state). */
+  boolean isFrozen();
 
   default void restart() {
     stop();

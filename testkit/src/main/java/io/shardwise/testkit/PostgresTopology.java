@@ -24,7 +24,8 @@ import java.util.Map;
  *
  * <p>The embedded backend (the default) runs PostgreSQL 17 from the binary bundle on the test
  * classpath; no Docker and no system install are needed. When the JVM runs as root, the servers
- * run as the unprivileged account {@code postgres}. The Testcontainers backend is used when chosen
+ * run as an unprivileged account: the configured one, else {@code postgres} where it exists, else
+ * {@code nobody}. The Testcontainers backend is used when chosen
  * ({@link Backend#CONTAINERS}, or {@link Backend#AUTO} with a reachable Docker engine).
  *
  * <p>System properties override the builder's defaults: {@code shardwise.testkit.backend}
@@ -155,7 +156,10 @@ public final class PostgresTopology implements AutoCloseable {
       return this;
     }
 
-    /** The unprivileged account that runs PostgreSQL when the JVM is root (default {@code postgres}). */
+    /**
+     * The unprivileged account that runs PostgreSQL when the JVM is root; it must exist. Unset, the
+     * testkit uses {@code postgres} where it exists, else {@code nobody}.
+     */
     public Builder osUser(String account) {
       this.osUser = account;
       return this;

@@ -35,7 +35,8 @@ class NoOrphansTest {
       child.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
       child.destroyForcibly();
     }
-    serversUnder(workDir).forEach(ProcessHandle::destroyForcibly);
+    // the whole tree: a frozen backend whose postmaster is killed alone would stay stopped for ever
+    serverTreesUnder(workDir).forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
     io.shardwise.testkit.internal.DirectoryTreesForTests.delete(workDir);
   }
 
@@ -48,6 +49,37 @@ class NoOrphansTest {
 
     assertTrue(serversUnder(workDir).isEmpty(), "no postmaster after close");
     assertTrue(runDirectories().isEmpty(), "the run directory is deleted");
+  }
+
+  @Test
+  void closeStopsFrozenServersCleanly() throws IOException {
+    PostgresTopology pg = PostgresTopology.builder().shards(1).replicasPerShard(1).workDirectory(workDir).start();
+    pg.nodes().forEach(PostgresNode::freeze);
+    List<Long> frozen = serverTreesUnder(workDir);
+    assertTrue(frozen.size() > 2, "postmasters and their children: " + frozen);
+    assertTrue(frozen.stream().allMatch(NoOrphansTest::isStopped), "every process of both servers is stopped");
+
+    long started = System.nanoTime();
+    pg.close();
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertTrue(took.compareTo(Duration.ofSeconds(30)) < 0,
+        "close thaws before pg_ctl stop, which would otherwise wait out its 60 s timeout; took " + took);
+    await().atMost(GONE_WITHIN).until(() -> frozen.stream().noneMatch(NoOrphansTest::exists));
+    assertTrue(runDirectories().isEmpty(), "the run directory is deleted");
+  }
+
+  @Test
+  void aKilledJvmsFrozenServersAreThawedAndStoppedByItsWatchdog() throws IOException {
+    child = startChildTopology("freeze");
+    List<Long> frozen = serverTreesUnder(workDir);
+    assertTrue(frozen.size() > 2, "postmasters and their children: " + frozen);
+    assertTrue(frozen.stream().allMatch(NoOrphansTest::isStopped), "every process of both servers is stopped");
+
+    child.destroyForcibly();
+
+    await().atMost(GONE_WITHIN).until(() -> frozen.stream().noneMatch(NoOrphansTest::exists));
+    await().atMost(GONE_WITHIN).until(() -> runDirectories().isEmpty());
   }
 
   @Test
@@ -79,10 +111,12 @@ class NoOrphansTest {
     }
   }
 
-  private Process startChildTopology() throws IOException {
+  private Process startChildTopology(String... fixtureOptions) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        OrphanFixture.class.getName(), workDir.toString())
+    List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+        OrphanFixture.class.getName(), workDir.toString()));
+    command.addAll(List.of(fixtureOptions));
+    Process p = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .start();
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -102,12 +136,54 @@ class NoOrphansTest {
     }
   }
 
-  /** Postmasters whose data directory lies under {@code dir} (children have other command lines). */
+  /**
+   * Postmasters whose data directory lies under {@code dir}. A child shows its postmaster's command
+   * line from its fork until it sets its own title, so a process whose parent matches is not one.
+   */
   static List<ProcessHandle> serversUnder(Path dir) {
     String marker = "-D " + dir;
+    java.util.function.Predicate<ProcessHandle> mentionsDir =
+        p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false);
     return ProcessHandle.allProcesses()
-        .filter(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+        .filter(mentionsDir)
+        .filter(p -> p.parent().map(parent -> !mentionsDir.test(parent)).orElse(true))
         .toList();
+  }
+
+  /** The pids of every postmaster under {@code dir} and of every process under them. */
+  static List<Long> serverTreesUnder(Path dir) {
+    List<Long> pids = new java.util.ArrayList<>();
+    for (ProcessHandle postmaster : serversUnder(dir)) {
+      pids.add(postmaster.pid());
+      postmaster.descendants().forEach(child -> pids.add(child.pid()));
+    }
+    return pids;
+  }
+
+  /** {@code T} in {@code /proc/<pid>/stat}: stopped by a signal. */
+  static boolean isStopped(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      return stat.charAt(stat.lastIndexOf(')') + 2) == 'T';
+    } catch (IOException e) {
+      throw new AssertionError("process " + pid + " has no readable /proc entry", e);
+    }
+  }
+
+  /** Whether the process still runs (or is stopped); a zombie nobody has reaped yet does not count. */
+  static boolean exists(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      char state = stat.charAt(stat.lastIndexOf(')') + 2);
+      return state != 'Z' && state != 'X';
+    } catch (java.nio.file.NoSuchFileException gone) {
+      return false;
+    } catch (IOException e) {
+      if (String.valueOf(e.getMessage()).contains("No such process")) {
+        return false; // exited between open and read
+      }
+      throw new AssertionError("process " + pid + " has an unreadable /proc entry", e);
+    }
   }
 
   @Test

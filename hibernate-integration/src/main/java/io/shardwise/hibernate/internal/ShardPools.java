@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.internal;
 
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
@@ -9,28 +10,35 @@ import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * One HikariCP pool per shard primary, created on first use so that a shard that is down when the
  * application starts does not stop the others from serving. A pool is replaced when the shard map
- * gives its shard a new primary URL.
+ * gives its shard a new primary URL. (Replica pools belong to the read path.)
  */
-public final class ShardPools implements AutoCloseable {
+public final class ShardPools implements PrimaryConnections, AutoCloseable {
   private final ShardwiseConfig config;
+  private final Supplier<ShardMap> maps;
   private final Map<String, Pool> pools = new ConcurrentHashMap<>();
-  private final Map<String, List<ReplicaNode>> replicas = new ConcurrentHashMap<>();
 
   private record Pool(String url, HikariDataSource dataSource) {}
 
-  public ShardPools(ShardwiseConfig config) {
+  /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
+  public ShardPools(ShardwiseConfig config, Supplier<ShardMap> maps) {
     this.config = config;
+    this.maps = maps;
   }
 
   /** A connection to the primary of {@code shardId} as the current map describes it. */
+  @Override
+  public Connection primary(String shardId) {
+    return primary(maps.get(), shardId);
+  }
+
+  /** A connection to the primary of {@code shardId} as {@code map} describes it. */
   public Connection primary(ShardMap map, String shardId) {
     ShardDescriptor shard = map.shards().get(shardId);
     if (shard == null) {
@@ -38,7 +46,7 @@ public final class ShardPools implements AutoCloseable {
           + " (shards: " + map.shards().keySet() + "). Route sessions by key, or name one of those shards.");
     }
     if (shard.state() == ShardState.OFFLINE) {
-      throw new ShardUnavailableException("Shard '" + shardId + "' (" + shard.primaryUrl()
+      throw new ShardUnavailableException("Shard '" + shardId + "' (" + JdbcUrls.redact(shard.primaryUrl())
           + ") is OFFLINE in shard map version " + map.version() + "; bring it back ACTIVE before routing to it.");
     }
     Pool pool = pools.get(shardId);
@@ -71,9 +79,22 @@ public final class ShardPools implements AutoCloseable {
 
   /**
    * A pool for one server: created lazily by callers and allowed to start while the server is down
-   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others.
+   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others. Sized
+   * by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}.
    */
-  static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
+    return newPool(config, name, url, config.poolSize(), config.poolMinIdle(), timeoutMs, readOnly);
+  }
+
+  /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly) {
+    return newPool(config, name, url, maximumSize, minimumIdle, timeoutMs, readOnly, null);
+  }
+
+  /** The same, running {@code connectionInitSql} (when not null) on every new connection. */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly, String connectionInitSql) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -83,11 +104,14 @@ public final class ShardPools implements AutoCloseable {
     if (config.password() != null) {
       hc.setPassword(config.password());
     }
-    hc.setMaximumPoolSize(config.poolSize());
-    hc.setMinimumIdle(Math.min(2, config.poolSize()));
+    hc.setMaximumPoolSize(maximumSize);
+    hc.setMinimumIdle(Math.min(minimumIdle, maximumSize));
     hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
     hc.setReadOnly(readOnly);
+    if (connectionInitSql != null) {
+      hc.setConnectionInitSql(connectionInitSql);
+    }
     return new HikariDataSource(hc);
   }
 
@@ -101,48 +125,8 @@ public final class ShardPools implements AutoCloseable {
       root = root.getCause();
     }
     return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
-        + pool.url() + " within " + config.connectionTimeoutMs() + " ms (" + state + "; last driver error: "
-        + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
-  }
-
-  /** The replicas of a shard as the current map lists them; nodes (and their pools) survive map changes. */
-  public List<ReplicaNode> replicas(ShardMap map, String shardId) {
-    ShardDescriptor shard = map.shards().get(shardId);
-    if (shard == null || shard.replicaUrls().isEmpty()) {
-      return List.of();
-    }
-    List<ReplicaNode> nodes = replicas.get(shardId);
-    if (nodes != null && sameUrls(nodes, shard.replicaUrls())) {
-      return nodes;
-    }
-    return rebuildReplicas(shard);
-  }
-
-  private synchronized List<ReplicaNode> rebuildReplicas(ShardDescriptor shard) {
-    List<ReplicaNode> old = replicas.getOrDefault(shard.id(), List.of());
-    if (sameUrls(old, shard.replicaUrls())) {
-      return old;
-    }
-    List<ReplicaNode> fresh = new ArrayList<>();
-    for (String url : shard.replicaUrls()) {
-      fresh.add(old.stream().filter(n -> n.url.equals(url)).findFirst()
-          .orElseGet(() -> new ReplicaNode(shard.id(), url, config)));
-    }
-    replicas.put(shard.id(), List.copyOf(fresh));
-    old.stream().filter(n -> !fresh.contains(n)).forEach(ReplicaNode::close);
-    return replicas.get(shard.id());
-  }
-
-  private static boolean sameUrls(List<ReplicaNode> nodes, List<String> urls) {
-    if (nodes.size() != urls.size()) {
-      return false;
-    }
-    for (int i = 0; i < urls.size(); i++) {
-      if (!nodes.get(i).url.equals(urls.get(i))) {
-        return false;
-      }
-    }
-    return true;
+        + JdbcUrls.redact(pool.url()) + " within " + config.connectionTimeoutMs() + " ms (" + state
+        + "; last driver error: " + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
   }
 
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */
@@ -155,7 +139,5 @@ public final class ShardPools implements AutoCloseable {
   public synchronized void close() {
     pools.values().forEach(p -> p.dataSource().close());
     pools.clear();
-    replicas.values().forEach(nodes -> nodes.forEach(ReplicaNode::close));
-    replicas.clear();
   }
 }

@@ -105,6 +105,7 @@ final class ContainerCluster implements Cluster {
   @Override
   public void close() {
     for (ContainerNode node : nodes) {
+      node.thaw();
       node.container.stop();
     }
     network.close();
@@ -148,17 +149,42 @@ final class ContainerCluster implements Cluster {
 
     @Override
     public void stop() {
+      thaw();
       docker().stopContainerCmd(container.getContainerId()).withTimeout(60).exec();
     }
 
     @Override
     public void kill() {
+      thaw();
       docker().killContainerCmd(container.getContainerId()).withSignal("KILL").exec();
+    }
+
+    /** {@code docker pause}: the cgroup freezer stops every process of the container at once. */
+    @Override
+    public void freeze() {
+      if (!isRunning()) {
+        throw new IllegalStateException(name() + " is not running; start it before freezing it");
+      }
+      docker().pauseContainerCmd(container.getContainerId()).exec();
+    }
+
+    @Override
+    public void thaw() {
+      if (isFrozen()) {
+        docker().unpauseContainerCmd(container.getContainerId()).exec();
+      }
+    }
+
+    @Override
+    public boolean isFrozen() {
+      Boolean paused = docker().inspectContainerCmd(container.getContainerId()).exec().getState().getPaused();
+      return Boolean.TRUE.equals(paused);
     }
 
     @Override
     public void start() {
       if (isRunning()) {
+        thaw();
         return;
       }
       docker().startContainerCmd(container.getContainerId()).exec();

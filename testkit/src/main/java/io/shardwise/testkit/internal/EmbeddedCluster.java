@@ -213,19 +213,39 @@ public final class EmbeddedCluster implements Cluster {
   /**
    * A shell that blocks on its stdin, a pipe from this JVM. When the JVM ends in any way the pipe
    * closes and the shell kills whatever servers are left in this run and removes the run directory.
+   * A frozen server is continued first (the postmaster and every process under it, found through
+   * the parent pids in {@code /proc/<pid>/stat}): stopped backends would never see their postmaster die.
    */
   private void startWatchdog() {
     String script = """
         trap '' INT TERM HUP
         cat > /dev/null
-        for f in "$1"/*/postmaster.pid; do
+        tree_of() {
+          all=$1; frontier=$1
+          while [ -n "$frontier" ]; do
+            next=
+            for s in /proc/[0-9]*/stat; do
+              read -r line < "$s" 2>/dev/null || continue
+              rest=${line##*") "}
+              set -- $rest
+              for parent in $frontier; do
+                if [ "$2" = "$parent" ]; then next="$next ${line%% *}"; fi
+              done
+            done
+            all="$all$next"; frontier=$next
+          done
+          echo $all
+        }
+        run="$1"
+        for f in "$run"/*/postmaster.pid; do
           [ -f "$f" ] || continue
           pid=$(sed -n 1p "$f"); dir=$(sed -n 2p "$f")
           if [ -n "$pid" ] && tr '\\000' ' ' < /proc/"$pid"/cmdline 2>/dev/null | grep -qF -- "$dir"; then
+            kill -CONT $(tree_of "$pid") 2>/dev/null
             kill -QUIT "$pid" 2>/dev/null; sleep 2; kill -KILL "$pid" 2>/dev/null
           fi
         done
-        rm -rf -- "$1"
+        rm -rf -- "$run"
         """;
     try {
       watchdog = new ProcessBuilder("sh", "-c", script, "shardwise-testkit-watchdog", runDir.toString())

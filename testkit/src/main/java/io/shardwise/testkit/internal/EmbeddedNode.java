@@ -58,6 +58,7 @@ final class EmbeddedNode extends SqlControlledNode {
   @Override
   public synchronized void start() {
     if (isRunning()) {
+      thaw();
       return;
     }
     for (int attempt = 1; ; attempt++) {
@@ -145,6 +146,7 @@ final class EmbeddedNode extends SqlControlledNode {
       return;
     }
     try {
+      thaw(); // pg_ctl would wait its full timeout for a stopped postmaster to react
       cluster.serverUser().runChecked(List.of(cluster.binaries().bin("pg_ctl").toString(), "stop", "-D",
           dataDir.toString(), "-m", "fast", "-w", "-t", "60"), null, 90);
       if (!p.waitFor(30, TimeUnit.SECONDS)) {
@@ -160,7 +162,31 @@ final class EmbeddedNode extends SqlControlledNode {
 
   @Override
   public synchronized void kill() {
-    killProcessTree();
+    killProcessTree(); // SIGKILL ends stopped processes too
+  }
+
+  /** The process this node launched is the postmaster itself: {@code setpriv} execs it. */
+  @Override
+  public synchronized void freeze() {
+    Process p = process;
+    if (p == null || !p.isAlive()) {
+      throw new IllegalStateException(name() + " is not running; start it before freezing it");
+    }
+    ServerProcesses.stopTree(p.toHandle(), name());
+  }
+
+  @Override
+  public synchronized void thaw() {
+    Process p = process;
+    if (p != null && p.isAlive()) {
+      ServerProcesses.continueTree(p.toHandle(), name());
+    }
+  }
+
+  @Override
+  public boolean isFrozen() {
+    Process p = process;
+    return p != null && p.isAlive() && ServerProcesses.isStopped(p.pid());
   }
 
   private void killProcessTree() {

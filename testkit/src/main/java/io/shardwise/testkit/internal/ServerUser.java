@@ -10,11 +10,13 @@ import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The operating-system account that runs PostgreSQL. PostgreSQL refuses to run as root, so when the
- * JVM is root every server command is run through {@code setpriv} as an unprivileged account
- * (default {@code postgres}) that owns the data directories. Otherwise commands run as the JVM's user.
+ * JVM is root every server command is run through {@code setpriv} as an unprivileged account that
+ * owns the data directories: the configured one, else {@code postgres} where it exists, else
+ * {@code nobody}, which every Linux system has. Otherwise commands run as the JVM's user.
  */
 public final class ServerUser {
   private final String name;
@@ -27,24 +29,71 @@ public final class ServerUser {
     this.switchUser = switchUser;
   }
 
+  /** The account a fresh machine has without any set-up; it runs PostgreSQL when there is no {@code postgres}. */
+  static final String FALLBACK_ACCOUNT = "nobody";
+  static final String CONVENTIONAL_ACCOUNT = "postgres";
+
   public static ServerUser detect(String configuredAccount) {
-    boolean root = isRoot();
-    if (!root) {
+    if (!isRoot()) {
       return new ServerUser(System.getProperty("user.name"), null, false);
     }
-    String account = configuredAccount == null || configuredAccount.isBlank() ? "postgres" : configuredAccount;
-    String group = run(List.of("id", "-gn", account));
+    String account = chooseAccount(configuredAccount, name -> primaryGroup(name) != null);
+    String group = primaryGroup(account);
     if (group == null) {
-      throw new PostgresStartException("The JVM runs as root and PostgreSQL refuses to run as root, so the"
-          + " testkit runs it as the unprivileged account '" + account + "', which does not exist here."
-          + " Create it (useradd --system --user-group " + account + ") or name another account with"
-          + " -Dshardwise.testkit.osUser=<account>.");
+      throw new PostgresStartException("The account '" + account + "' chosen to run PostgreSQL has disappeared"
+          + " while the testkit started (id -gn " + account + " fails).");
     }
     if (run(List.of("setpriv", "--version")) == null) {
       throw new PostgresStartException("The JVM runs as root; the testkit needs util-linux's setpriv to run"
           + " PostgreSQL as '" + account + "'. Install util-linux, or run the tests as an ordinary user.");
     }
     return new ServerUser(account, group, true);
+  }
+
+  /**
+   * Which account runs PostgreSQL for a root JVM: the configured one (which must exist), else
+   * {@code postgres} if it exists, else {@code nobody}.
+   *
+   * @param accountExists whether the system knows an account of that name
+   */
+  static String chooseAccount(String configuredAccount, Predicate<String> accountExists) {
+    if (configuredAccount != null && !configuredAccount.isBlank()) {
+      String account = configuredAccount.trim();
+      if (!accountExists.test(account)) {
+        throw new PostgresStartException("The JVM runs as root and PostgreSQL refuses to run as root, so the"
+            + " testkit runs it as the account named by shardwise.testkit.osUser, '" + account + "', which does"
+            + " not exist here. Create it (useradd --system --user-group " + account + "), or leave the"
+            + " property unset to use '" + CONVENTIONAL_ACCOUNT + "' or, failing that, '" + FALLBACK_ACCOUNT + "'.");
+      }
+      return account;
+    }
+    if (accountExists.test(CONVENTIONAL_ACCOUNT)) {
+      return CONVENTIONAL_ACCOUNT;
+    }
+    if (accountExists.test(FALLBACK_ACCOUNT)) {
+      return FALLBACK_ACCOUNT;
+    }
+    throw new PostgresStartException("The JVM runs as root and PostgreSQL refuses to run as root, but this system"
+        + " has neither the account '" + CONVENTIONAL_ACCOUNT + "' nor '" + FALLBACK_ACCOUNT + "' to run it as."
+        + " Create one (useradd --system --user-group " + CONVENTIONAL_ACCOUNT + ") or name an existing"
+        + " unprivileged account with -Dshardwise.testkit.osUser=<account>.");
+  }
+
+  /** The account's primary group as {@code id -gn} reports it, or null when there is no such account. */
+  private static String primaryGroup(String account) {
+    List<String> command = List.of("id", "-gn", "--", account);
+    try {
+      Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      p.getOutputStream().close();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      return p.waitFor() == 0 && !out.isEmpty() ? out : null;
+    } catch (IOException e) {
+      throw new PostgresStartException("Could not run '" + String.join(" ", command) + "' to look up the account"
+          + " that runs PostgreSQL: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new PostgresStartException("Interrupted while looking up the account '" + account + "'", e);
+    }
   }
 
   private static boolean isRoot() {
