@@ -246,7 +246,7 @@ class SagaTest {
     // Another instance whose recovery runs every 50 ms: once this instance's heartbeat is older than
     // 150 ms it counts it as gone. It gets the saga's definition only after this instance's recovery
     // has listed the saga as its own, and is held after its first step while this instance looks again.
-    try (SessionFactory otherFactory = BankFixture.builder(pg).property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "50")
+    try (SessionFactory otherFactory = BankFixture.builder(pg, Duration.ofMillis(50))
         .buildSessionFactory()) {
       CrossShardService other = BankFixture.service(otherFactory);
       CountDownLatch otherDriving = new CountDownLatch(1);

@@ -356,7 +356,7 @@ class TwoPhaseCommitTest {
   @Test
   void aSlowRecoveryPassDoesNotHoldUpTheHeartbeat() throws Exception {
     sf.close();
-    sf = BankFixture.builder(pg).property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "100").buildSessionFactory();
+    sf = BankFixture.builder(pg, Duration.ofMillis(100)).buildSessionFactory();
     CrossShardService service = BankFixture.service(sf);
     CountDownLatch recoveryStuck = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
