@@ -1,0 +1,127 @@
+package io.shardwise.processor;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.annotation.processing.Filer;
+import javax.tools.FileObject;
+import javax.tools.JavaFileManager;
+import javax.tools.StandardLocation;
+
+/**
+ * The entity index: one small resource per entity name, {@value #DIRECTORY}‹entity name›, holding
+ * the qualified name of the entity class. Every compilation that runs the processor writes one
+ * entry per entity it compiled, next to the classes; a later compilation that meets an entity name
+ * it does not compile itself (the entities of a {@code domain} module's jar, or the module's own
+ * earlier output in an incremental or IDE build) finds the class through the index, then reads the
+ * class file's annotations like any other element.
+ *
+ * <p>One file per name rather than one file per module: the {@link Filer} reads a named resource
+ * through javac's own class path (jars and directories alike, whatever the processor path), but
+ * offers no way to list every copy of one resource. Not under {@code META-INF}: javac looks into a
+ * jar only through directories whose names are Java identifiers, so a resource under
+ * {@code META-INF/} of a jar on the class path is invisible to the Filer. For the same reason the index of
+ * hibernate-processor ({@value #HIBERNATE_DIRECTORY}‹entity name›, the same form, as 7.4 writes it)
+ * is read too, for modules compiled without Shardwise. An entry is a hint: the
+ * caller checks that the class is still an entity of that name, so a stale entry never resolves a
+ * name wrongly.
+ */
+final class EntityIndex {
+
+  static final String DIRECTORY = "shardwise/entities/";
+  static final String HIBERNATE_DIRECTORY = "entity/index/";
+
+  /** Nearest first: this compilation's own output, then the class path (other modules' jars). */
+  private static final List<JavaFileManager.Location> LOCATIONS =
+      List.of(StandardLocation.CLASS_OUTPUT, StandardLocation.CLASS_PATH);
+
+  private final Filer filer;
+  private final Reporter reporter;
+
+  EntityIndex(Filer filer, Reporter reporter) {
+    this.filer = filer;
+    this.reporter = reporter;
+  }
+
+  /** Whether a name can be an index entry: an entity name the way a query writes it. */
+  static boolean indexable(String entityName) {
+    if (entityName.isEmpty() || !Character.isJavaIdentifierStart(entityName.charAt(0))) {
+      return false;
+    }
+    for (int i = 1; i < entityName.length(); i++) {
+      if (!Character.isJavaIdentifierPart(entityName.charAt(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The class names the readable indexes give for an entity name, nearest first, no repeats. */
+  List<String> classesNamed(String entityName) {
+    List<String> classes = new ArrayList<>(2);
+    if (!indexable(entityName)) {
+      return classes;
+    }
+    for (String directory : List.of(DIRECTORY, HIBERNATE_DIRECTORY)) {
+      for (JavaFileManager.Location location : LOCATIONS) {
+        String className = read(location, directory + entityName);
+        if (className != null && !className.isEmpty() && !classes.contains(className)) {
+          classes.add(className);
+        }
+      }
+    }
+    return classes;
+  }
+
+  /** Writes one entry per entity name of this compilation: name to qualified class name. */
+  void write(Map<String, String> classByEntityName) throws IOException {
+    for (Map.Entry<String, String> entry : classByEntityName.entrySet()) {
+      if (!indexable(entry.getKey())) {
+        continue;
+      }
+      FileObject file =
+          filer.createResource(StandardLocation.CLASS_OUTPUT, "", DIRECTORY + entry.getKey());
+      try (Writer out = file.openWriter()) {
+        out.write(entry.getValue());
+        out.write('\n');
+      }
+    }
+  }
+
+  /** The first line of a resource, or null when the location does not hold it. */
+  private String read(JavaFileManager.Location location, String path) {
+    FileObject file;
+    try {
+      file = filer.getResource(location, "", path);
+    } catch (FileNotFoundException | NoSuchFileException | IllegalArgumentException absent) {
+      // javac throws FileNotFoundException for a resource that is not on the path; other
+      // compilers may not support reading this location at all (IllegalArgumentException).
+      return null;
+    } catch (IOException e) {
+      reporter.warning("could not look up " + path + " in " + location.getName() + " (" + e
+          + "); entities named there are reported as unresolved.");
+      return null;
+    }
+    try (Reader in = file.openReader(true)) {
+      StringBuilder text = new StringBuilder();
+      char[] buffer = new char[256];
+      for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+        text.append(buffer, 0, n);
+      }
+      int end = text.indexOf("\n");
+      return (end < 0 ? text : text.substring(0, end)).toString().trim();
+    } catch (FileNotFoundException | NoSuchFileException absent) {
+      // An output location hands out a file object whether or not the file exists.
+      return null;
+    } catch (IOException e) {
+      reporter.warning("could not read " + file.toUri() + " (" + e
+          + "); entities named there are reported as unresolved.");
+      return null;
+    }
+  }
+}
