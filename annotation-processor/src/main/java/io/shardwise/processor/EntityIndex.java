@@ -4,7 +4,11 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,17 +82,31 @@ final class EntityIndex {
     return classes;
   }
 
-  /** Writes one entry per entity name of this compilation: name to qualified class name. */
+  /**
+   * Writes one entry per entity name of this compilation: name to qualified class name.
+   *
+   * <p>javac's {@link Filer#createResource} compares each new file with every source file of the
+   * compilation and every file created before, asking the file system each time, so a thousand
+   * entries among a thousand sources cost seconds. Where the class output is a directory (a
+   * {@code file:} URI, as with javac, Maven, Gradle and IDEs), the entries are therefore written
+   * straight into it; elsewhere through {@code createResource}.
+   */
   void write(Map<String, String> classByEntityName) throws IOException {
     for (Map.Entry<String, String> entry : classByEntityName.entrySet()) {
       if (!indexable(entry.getKey())) {
         continue;
       }
-      FileObject file =
-          filer.createResource(StandardLocation.CLASS_OUTPUT, "", DIRECTORY + entry.getKey());
-      try (Writer out = file.openWriter()) {
-        out.write(entry.getValue());
-        out.write('\n');
+      String path = DIRECTORY + entry.getKey();
+      String line = entry.getValue() + "\n";
+      URI target = filer.getResource(StandardLocation.CLASS_OUTPUT, "", path).toUri();
+      if ("file".equals(target.getScheme())) {
+        Path file = Path.of(target);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, line, StandardCharsets.UTF_8);
+      } else {
+        try (Writer out = filer.createResource(StandardLocation.CLASS_OUTPUT, "", path).openWriter()) {
+          out.write(line);
+        }
       }
     }
   }

@@ -76,8 +76,22 @@ final class RoutingMetadataWriter {
     }
   }
 
+  /** Whether a text needs no escaping at all (names and parameters nearly always). */
+  private static boolean plain(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (!(Character.isLetterOrDigit(c) && c < 0x7f) && c != '.' && c != '$' && c != '_') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Escapes a key or value the way {@link java.util.Properties#load} reads it back. */
   private static String escape(String text, boolean key) {
+    if (plain(text)) {
+      return text;
+    }
     StringBuilder out = new StringBuilder();
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

@@ -745,6 +745,7 @@ public final class ShardKeyRule {
   }
 
   private static Set<Source> identitySet() {
-    return Collections.newSetFromMap(new IdentityHashMap<>());
+    // Most sets hold a source or two: start small instead of at the default 32 slots.
+    return Collections.newSetFromMap(new IdentityHashMap<>(4));
   }
 }
