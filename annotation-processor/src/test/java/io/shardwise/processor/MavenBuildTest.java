@@ -99,14 +99,35 @@ class MavenBuildTest {
     assertFalse(incremental.output.contains("[UnresolvedEntity]"), incremental.output);
   }
 
+  /**
+   * A build whose processor path lost Shardwise (only hibernate-processor is left) fails on the
+   * enforcer rule docs/compile-time-checks.md recommends, before anything is packaged.
+   */
+  @Test
+  void withoutTheProcessorTheEntityModuleFailsTheGuard() throws Exception {
+    Path project = copyFixture("fixture-multimodule");
+    Build build = maven(project, Processors.HIBERNATE_ONLY, "package");
+    assertNotEquals(0, build.exit, build.output);
+    assertTrue(build.output.contains("shardwise-processor did not run on this module's entities"), build.output);
+    assertFalse(Files.exists(project.resolve("domain/target/domain-1.jar")), build.output);
+  }
+
+  private enum Processors { SHARDWISE, SHARDWISE_AND_HIBERNATE, HIBERNATE_ONLY }
+
   private record Build(int exit, String output) {}
 
   private static Build maven(Path project, boolean withHibernate, String... goals) throws Exception {
+    return maven(project, withHibernate ? Processors.SHARDWISE_AND_HIBERNATE : Processors.SHARDWISE, goals);
+  }
+
+  private static Build maven(Path project, Processors processors, String... goals) throws Exception {
     List<String> classPath = Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator));
     String processorPath = classPath.stream()
         .filter(entry -> !entry.endsWith("test-classes"))
         .filter(entry -> Stream.of("junit", "opentest4j", "apiguardian", "jakarta.data-api").noneMatch(entry::contains))
-        .filter(entry -> withHibernate || !entry.contains("hibernate-processor"))
+        .filter(entry -> processors != Processors.SHARDWISE || !entry.contains("hibernate-processor"))
+        .filter(entry -> processors != Processors.HIBERNATE_ONLY
+            || Stream.of("annotation-processor", "shardwise-processor", "query-rules").noneMatch(entry::contains))
         .collect(Collectors.joining(File.pathSeparator));
     List<String> command = new ArrayList<>(List.of(mvn(), "-B", "-o"));
     command.addAll(List.of(goals));
