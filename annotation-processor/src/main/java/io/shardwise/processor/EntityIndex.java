@@ -2,7 +2,7 @@ package io.shardwise.processor;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.Reader;
+import java.io.InputStream;
 import java.io.Writer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -88,8 +88,8 @@ final class EntityIndex {
    * <p>javac's {@link Filer#createResource} compares each new file with every source file of the
    * compilation and every file created before, asking the file system each time, so a thousand
    * entries among a thousand sources cost seconds. Where the class output is a directory (a
-   * {@code file:} URI, as with javac, Maven, Gradle and IDEs), the entries are therefore written
-   * straight into it; elsewhere through {@code createResource}.
+   * {@code file:} URI, as with javac under Maven, Gradle and IDEs), the entries are therefore
+   * written straight into it; elsewhere through {@code createResource}.
    */
   void write(Map<String, String> classByEntityName) throws IOException {
     for (Map.Entry<String, String> entry : classByEntityName.entrySet()) {
@@ -98,9 +98,8 @@ final class EntityIndex {
       }
       String path = DIRECTORY + entry.getKey();
       String line = entry.getValue() + "\n";
-      URI target = filer.getResource(StandardLocation.CLASS_OUTPUT, "", path).toUri();
-      if ("file".equals(target.getScheme())) {
-        Path file = Path.of(target);
+      Path file = directFile(path);
+      if (file != null) {
         Files.createDirectories(file.getParent());
         Files.writeString(file, line, StandardCharsets.UTF_8);
       } else {
@@ -109,6 +108,21 @@ final class EntityIndex {
         }
       }
     }
+  }
+
+  /**
+   * The file of a class-output resource when the class output is a directory; null when it is not,
+   * or when the compiler hands out no file object for a resource that does not exist yet (the
+   * Eclipse compiler).
+   */
+  private Path directFile(String path) {
+    URI target;
+    try {
+      target = filer.getResource(StandardLocation.CLASS_OUTPUT, "", path).toUri();
+    } catch (IOException | IllegalArgumentException noFileObject) {
+      return null;
+    }
+    return "file".equals(target.getScheme()) ? Path.of(target) : null;
   }
 
   /** The first line of a resource, or null when the location does not hold it. */
@@ -120,23 +134,20 @@ final class EntityIndex {
       // javac throws FileNotFoundException for a resource that is not on the path; other
       // compilers may not support reading this location at all (IllegalArgumentException).
       return null;
-    } catch (IOException e) {
+    } catch (IOException | UnsupportedOperationException e) {
       reporter.warning("could not look up " + path + " in " + location.getName() + " (" + e
           + "); entities named there are reported as unresolved.");
       return null;
     }
-    try (Reader in = file.openReader(true)) {
-      StringBuilder text = new StringBuilder();
-      char[] buffer = new char[256];
-      for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-        text.append(buffer, 0, n);
-      }
-      int end = text.indexOf("\n");
-      return (end < 0 ? text : text.substring(0, end)).toString().trim();
+    // Read as bytes: the Eclipse compiler's file objects for jar entries open no reader.
+    try (InputStream in = file.openInputStream()) {
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      int end = text.indexOf('\n');
+      return (end < 0 ? text : text.substring(0, end)).trim();
     } catch (FileNotFoundException | NoSuchFileException absent) {
       // An output location hands out a file object whether or not the file exists.
       return null;
-    } catch (IOException e) {
+    } catch (IOException | UnsupportedOperationException e) {
       reporter.warning("could not read " + file.toUri() + " (" + e
           + "); entities named there are reported as unresolved.");
       return null;

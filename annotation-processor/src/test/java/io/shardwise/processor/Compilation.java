@@ -42,6 +42,7 @@ final class Compilation {
   private final List<Path> classPath = new ArrayList<>();
   private final List<String> options = new ArrayList<>();
   private Path sourcePath;
+  private JavaCompiler compiler = JAVAC;
   private boolean writeClasses;
   private boolean success;
   private Path output;
@@ -70,6 +71,12 @@ final class Compilation {
     return this;
   }
 
+  /** Compiles with the Eclipse compiler (ECJ, the one Eclipse IDE runs) instead of javac. */
+  Compilation eclipse() {
+    compiler = new org.eclipse.jdt.internal.compiler.tool.EclipseCompiler();
+    return this;
+  }
+
   /** Compiles to class files too, not only through the processors ({@code -proc:only}). */
   Compilation writingClasses() {
     writeClasses = true;
@@ -87,16 +94,26 @@ final class Compilation {
 
   private Compilation run(List<Processor> processors, boolean explicit) {
     DiagnosticCollector<JavaFileObject> collector = new DiagnosticCollector<>();
-    try (StandardJavaFileManager files = JAVAC.getStandardFileManager(collector, Locale.ROOT, null)) {
+    try (StandardJavaFileManager files =
+        compiler.getStandardFileManager(collector, Locale.ROOT, null)) {
       Path out = Files.createTempDirectory("shardwise-processor-test");
       output = out;
       List<JavaFileObject> units = new ArrayList<>();
-      sources.forEach((path, text) -> units.add(new Source(path, text)));
+      if (compiler == JAVAC) {
+        sources.forEach((path, text) -> units.add(new Source(path, text)));
+      } else {
+        // The Eclipse compiler reads sources from files only.
+        Path root = onDisk(sources);
+        for (String path : sources.keySet()) {
+          files.getJavaFileObjects(root.resolve(path).toFile()).forEach(units::add);
+        }
+      }
       List<String> path = new ArrayList<>();
       classPath.forEach(entry -> path.add(entry.toString()));
       path.add(System.getProperty("java.class.path"));
       List<String> arguments = new ArrayList<>(List.of("-d", out.toString(), "-s", out.toString(),
-          "-classpath", String.join(File.pathSeparator, path), "-Xlint:-processing"));
+          "-classpath", String.join(File.pathSeparator, path)));
+      arguments.addAll(compiler == JAVAC ? List.of("-Xlint:-processing") : List.of("-17"));
       if (!writeClasses) {
         arguments.add("-proc:only");
       }
@@ -105,7 +122,7 @@ final class Compilation {
       }
       arguments.addAll(options);
       JavaCompiler.CompilationTask task =
-          JAVAC.getTask(null, files, collector, arguments, null, units);
+          compiler.getTask(null, files, collector, arguments, null, units);
       if (explicit) {
         task.setProcessors(processors);
       }
