@@ -29,7 +29,11 @@ import javax.tools.StandardLocation;
  * through javac's own class path (jars and directories alike, whatever the processor path), but
  * offers no way to list every copy of one resource. Not under {@code META-INF}: javac looks into a
  * jar only through directories whose names are Java identifiers, so a resource under
- * {@code META-INF/} of a jar on the class path is invisible to the Filer. For the same reason the index of
+ * {@code META-INF/} of a jar on the class path is invisible to the Filer. And under a keyword,
+ * {@code import}: a directory whose path is a legal package name would make a package of every
+ * explicit module (module-info) that carries the index, and two such modules in one application
+ * would fail at start-up with "Package ... in both module a and module b"; a keyword is an
+ * identifier to javac but never part of a package name. For the same reason the index of
  * hibernate-processor ({@value #HIBERNATE_DIRECTORY}‹entity name›, the same form, as 7.4 writes it)
  * is read too, for modules compiled without Shardwise. An entry is a hint: the
  * caller checks that the class is still an entity of that name, so a stale entry never resolves a
@@ -37,7 +41,7 @@ import javax.tools.StandardLocation;
  */
 final class EntityIndex {
 
-  static final String DIRECTORY = "shardwise/entities/";
+  static final String DIRECTORY = "shardwise/import/";
   static final String HIBERNATE_DIRECTORY = "entity/index/";
 
   /** Nearest first: this compilation's own output, then the class path (other modules' jars). */

@@ -69,7 +69,7 @@ class MavenBuildTest {
     assertEquals(0, clean.exit, clean.output);
     Path domainJar = project.resolve("domain/target/domain-1.jar");
     try (JarFile jar = new JarFile(domainJar.toFile())) {
-      assertNotNull(jar.getEntry("shardwise/entities/Ord"), "domain's jar carries the entity index");
+      assertNotNull(jar.getEntry("shardwise/import/Ord"), "domain's jar carries the entity index");
     }
 
     Path report = project.resolve("app/src/main/java/shop/app/Report.java");

@@ -116,6 +116,21 @@ class SeparateCompilationTest {
     assertEquals(expected, found);
   }
 
+  /**
+   * javac looks into jars only through directories named by identifiers, while a module makes a
+   * package of every resource directory whose path is a legal package name (two modules with the
+   * same one cannot share an application). A keyword is the one thing that is the first and not
+   * the second.
+   */
+  @Test
+  void theIndexDirectoryIsVisibleToJavacButIsNoPackageName() {
+    String directory = EntityIndex.DIRECTORY.substring(0, EntityIndex.DIRECTORY.length() - 1);
+    for (String segment : directory.split("/")) {
+      assertTrue(javax.lang.model.SourceVersion.isIdentifier(segment), segment);
+    }
+    assertFalse(javax.lang.model.SourceVersion.isName(directory.replace('/', '.')), directory);
+  }
+
   @Test
   void theModelOnTheSourcePathIsFoundThroughTheQueryFilesImportsAndPackage() {
     Map<String, String> model = new LinkedHashMap<>();
