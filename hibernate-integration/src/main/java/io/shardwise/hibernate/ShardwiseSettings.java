@@ -70,6 +70,16 @@ public final class ShardwiseSettings {
   /** How long an LSN pin is kept (ms, default 60000); replicas further behind are out of rotation long before. */
   public static final String RYW_PIN_TTL = "shardwise.ryw.pin_ttl_ms";
 
+  /**
+   * The most rows one scatter-gather query may hold in memory, summed over its shards (default
+   * 100000). A query that would hold more fails with {@code ScatterRowLimitException}; a LIMIT, keyset
+   * pagination ({@code after(...)}) or a narrower WHERE keeps it under.
+   */
+  public static final String SCATTER_MAX_ROWS = "shardwise.scatter.max_rows";
+
+  /** Rows a shard sends per round trip to a scatter-gather query, from a server-side cursor (default 1000). */
+  public static final String SCATTER_FETCH_SIZE = "shardwise.scatter.fetch_size";
+
   /** Cross-shard transactions (two-phase commit, sagas, reference-table writes) when a control database is set (default true). */
   public static final String TX_ENABLED = "shardwise.tx.enabled";
 

@@ -39,8 +39,12 @@ public final class ShardwiseConfig {
   private final long replicaConnectionTimeoutMs;
   private final byte[] rywSecret;
   private final long pinTtlMs;
+  private final int scatterMaxRows;
+  private final int scatterFetchSize;
 
   private ShardwiseConfig(Builder b) {
+    this.scatterMaxRows = b.scatterMaxRows;
+    this.scatterFetchSize = b.scatterFetchSize;
     this.leastOutstanding = b.leastOutstanding;
     this.replicaMaxLagMs = b.replicaMaxLagMs;
     this.replicaMaxLagBytes = b.replicaMaxLagBytes;
@@ -131,6 +135,16 @@ public final class ShardwiseConfig {
     return pinTtlMs;
   }
 
+  /** The most rows one scatter-gather query may hold, over all its shards. */
+  public int scatterMaxRows() {
+    return scatterMaxRows;
+  }
+
+  /** Rows per round trip of each shard's scatter-gather cursor. */
+  public int scatterFetchSize() {
+    return scatterFetchSize;
+  }
+
   /** Reads and validates; throws one exception listing every problem. */
   public static ShardwiseConfig from(Map<String, Object> settings) {
     Builder b = new Builder();
@@ -164,6 +178,8 @@ public final class ShardwiseConfig {
     b.replicaMonitorIntervalMs = intSetting(p, ShardwiseSettings.REPLICA_MONITOR_INTERVAL, 200, 10, 60_000, problems);
     b.replicaConnectionTimeoutMs = intSetting(p, ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, 1000, 250, 60_000, problems);
     b.pinTtlMs = intSetting(p, ShardwiseSettings.RYW_PIN_TTL, 60_000, 1000, 86_400_000, problems);
+    b.scatterMaxRows = intSetting(p, ShardwiseSettings.SCATTER_MAX_ROWS, 100_000, 1, 100_000_000, problems);
+    b.scatterFetchSize = intSetting(p, ShardwiseSettings.SCATTER_FETCH_SIZE, 1000, 1, 1_000_000, problems);
     String secret = p.get(ShardwiseSettings.RYW_SECRET);
     if (secret != null) {
       if (secret.length() < 32) {
@@ -317,6 +333,8 @@ public final class ShardwiseConfig {
     long replicaConnectionTimeoutMs;
     byte[] rywSecret;
     long pinTtlMs;
+    int scatterMaxRows;
+    int scatterFetchSize;
     final Map<String, String> shardwiseProperties = new LinkedHashMap<>();
   }
 }
