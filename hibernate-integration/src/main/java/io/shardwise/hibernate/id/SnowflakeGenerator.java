@@ -35,8 +35,14 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   /** Setting / system property: lease time-to-live in seconds (default 30). */
   public static final String LEASE_TTL_SECONDS = "shardwise.snowflake.lease_ttl_seconds";
 
-  /** One generator per worker source and layout in this JVM: two would repeat each other's ids. */
-  private static final Map<String, Snowflake> GENERATORS = new ConcurrentHashMap<>();
+  /**
+   * One generator per layout and worker id in this JVM: two would repeat each other's ids. The key
+   * holds nothing else — not the step-back tolerance, which each attribute applies to the shared
+   * generator itself, nor the clock, which must then agree.
+   */
+  private static final Map<String, Shared> GENERATORS = new ConcurrentHashMap<>();
+
+  private record Shared(Snowflake snowflake, String clockName) {}
   /** One lease per control database and worker range in this JVM, released at exit. */
   private static final Map<String, WorkerLease> LEASES = new ConcurrentHashMap<>();
 
@@ -46,6 +52,7 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   }
 
   private final transient Snowflake snowflake;
+  private final long maxClockStepBackMillis;
 
   /** Called by Hibernate for each attribute annotated with {@link SnowflakeId}. */
   public SnowflakeGenerator(SnowflakeId annotation, Member member, GeneratorCreationContext context) {
@@ -69,6 +76,7 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
     }
     Map<String, Object> settings = context.getServiceRegistry().requireService(ConfigurationService.class).getSettings();
     this.snowflake = generatorFor(layout, Duration.ofMillis(stepBack), settings::get, attribute);
+    this.maxClockStepBackMillis = stepBack;
   }
 
   /** Resolves the worker source from {@code settings} (then system properties) and shares the generator. */
@@ -93,24 +101,33 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
           + WORKER_ID + " or the system clock.");
     }
     Clock clock = clockName.equals("ticking") ? Clock.ticking() : Clock.system();
-    String key = layout + "/" + stepBack.toMillis() + "/" + clockName + "/"
-        + (workerId != null ? "worker=" + workerId : "lease=" + leaseUrl);
-    return GENERATORS.computeIfAbsent(key, k -> {
+    Integer fixedWorker = null;
+    if (workerId != null) {
+      try {
+        fixedWorker = Integer.parseInt(workerId.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(WORKER_ID + "=\"" + workerId + "\" is not a number: use 0.."
+            + layout.maxWorkerId(), e);
+      }
+    }
+    Integer worker = fixedWorker;
+    String key = layout + "/" + (worker != null ? "worker=" + worker : "lease=" + leaseUrl);
+    String clockInUse = clockName;
+    Shared shared = GENERATORS.computeIfAbsent(key, k -> {
       Snowflake.Builder builder = Snowflake.builder(layout).maxClockStepBack(stepBack).clock(clock);
-      if (workerId != null) {
-        int id;
-        try {
-          id = Integer.parseInt(workerId.trim());
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(WORKER_ID + "=\"" + workerId + "\" is not a number: use 0.."
-              + layout.maxWorkerId(), e);
-        }
-        builder.workerId(id);
+      if (worker != null) {
+        builder.workerId(worker);
       } else {
         builder.workerLease(leaseFor(leaseUrl, settings, layout.maxWorkerId()));
       }
-      return builder.build();
+      return new Shared(builder.build(), clockInUse);
     });
+    if (!shared.clockName().equals(clockName)) {
+      throw new IllegalStateException("@SnowflakeId on " + attribute + ": " + shared.snowflake() + " already generates"
+          + " ids in this JVM on the " + shared.clockName() + " clock; a second generator on the " + clockName
+          + " clock would repeat its ids. Set the same " + CLOCK + " for every persistence unit of this JVM");
+    }
+    return shared.snowflake();
   }
 
   private static WorkerLease leaseFor(String url, SettingSource settings, int maxWorkerId) {
@@ -146,7 +163,7 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   @Override
   public Object generate(SharedSessionContractImplementor session, Object owner, Object currentValue,
       EventType eventType) {
-    return snowflake.nextId();
+    return snowflake.nextId(maxClockStepBackMillis);
   }
 
   @Override
