@@ -4,7 +4,13 @@ package io.shardwise.hibernate;
 public final class ConsistencyAccess {
   private ConsistencyAccess() {}
 
-  public static Consistency create(PinStore store, byte[] secret, String unitName) {
-    return new Consistency(store, secret, unitName);
+  /**
+   * @param secret signs and verifies tokens; null when none is configured
+   * @param acceptedSecret verifies tokens only (secret rotation); null when none
+   * @param minLifetimeMillis how long a token lives at least, pins or not
+   */
+  public static Consistency create(PinStore store, byte[] secret, byte[] acceptedSecret, String unitName,
+      long minLifetimeMillis) {
+    return new Consistency(store, secret, acceptedSecret, unitName, minLifetimeMillis);
   }
 }

@@ -38,6 +38,7 @@ public final class ShardwiseConfig {
   private final long replicaMonitorIntervalMs;
   private final long replicaConnectionTimeoutMs;
   private final byte[] rywSecret;
+  private final byte[] rywAcceptedSecret;
   private final long pinTtlMs;
   private final int scatterMaxRows;
   private final int scatterFetchSize;
@@ -51,6 +52,7 @@ public final class ShardwiseConfig {
     this.replicaMonitorIntervalMs = b.replicaMonitorIntervalMs;
     this.replicaConnectionTimeoutMs = b.replicaConnectionTimeoutMs;
     this.rywSecret = b.rywSecret;
+    this.rywAcceptedSecret = b.rywAcceptedSecret;
     this.pinTtlMs = b.pinTtlMs;
     this.unitName = b.unitName;
     this.staticMap = b.staticMap;
@@ -131,6 +133,11 @@ public final class ShardwiseConfig {
     return rywSecret == null ? null : rywSecret.clone();
   }
 
+  /** A second secret whose tokens are accepted (secret rotation), or null. */
+  public byte[] rywAcceptedSecret() {
+    return rywAcceptedSecret == null ? null : rywAcceptedSecret.clone();
+  }
+
   public long pinTtlMs() {
     return pinTtlMs;
   }
@@ -187,6 +194,18 @@ public final class ShardwiseConfig {
             + " characters (e.g. openssl rand -base64 32), the same on every instance");
       }
       b.rywSecret = secret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+    String acceptedSecret = p.get(ShardwiseSettings.RYW_ACCEPTED_SECRET);
+    if (acceptedSecret != null) {
+      if (acceptedSecret.length() < 32) {
+        problems.add(ShardwiseSettings.RYW_ACCEPTED_SECRET + " is " + acceptedSecret.length() + " characters; a"
+            + " secret has at least 32");
+      }
+      if (secret == null) {
+        problems.add(ShardwiseSettings.RYW_ACCEPTED_SECRET + " is set without " + ShardwiseSettings.RYW_SECRET
+            + ", which signs the tokens it issues");
+      }
+      b.rywAcceptedSecret = acceptedSecret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     String action = p.getOrDefault(ShardwiseSettings.SCHEMA_ACTION, "none").toLowerCase(Locale.ROOT);
@@ -332,6 +351,7 @@ public final class ShardwiseConfig {
     long replicaMonitorIntervalMs;
     long replicaConnectionTimeoutMs;
     byte[] rywSecret;
+    byte[] rywAcceptedSecret;
     long pinTtlMs;
     int scatterMaxRows;
     int scatterFetchSize;

@@ -47,6 +47,7 @@ public final class ShardwiseIntegrator implements Integrator {
           + " so that sessions opened inside a ShardContext are routed");
     }
     runtime.installModel(ShardingModel.build(metadata, runtime.config().unitName()));
+    requireTokenSecretWhenPinning(runtime);
     QueryGuards.install(translator, metadata, runtime.model(), runtime.config().unitName());
     if (!(sessionFactory.getSessionFactoryOptions().getCustomSqmTranslatorFactory()
         instanceof io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory)) {
@@ -76,6 +77,25 @@ public final class ShardwiseIntegrator implements Integrator {
     listeners.appendListeners(EventType.POST_COMMIT_DELETE, runtime.globalIndexes());
 
     manageSchema(metadata, registry, settings, runtime);
+  }
+
+  /**
+   * Tokens are what carries a scope's pins to another instance, and only {@code @ReadYourWrites}
+   * entities pin: a unit that maps one needs the secret, and learns it now rather than at the first
+   * token of a running application.
+   */
+  private static void requireTokenSecretWhenPinning(ShardwiseRuntime runtime) {
+    if (runtime.config().rywSecret() != null) {
+      return;
+    }
+    java.util.List<String> pinning = runtime.model().entities().stream()
+        .filter(e -> e.readYourWrites() != null).map(ShardedEntity::simpleName).sorted().toList();
+    if (!pinning.isEmpty()) {
+      throw new ShardingConfigurationException("Persistence unit '" + runtime.config().unitName() + "' maps"
+          + " @ReadYourWrites entities " + pinning + " but has no " + io.shardwise.hibernate.ShardwiseSettings.RYW_SECRET
+          + ": consistency tokens, which carry their pins to other instances, could not be signed. Set it to at"
+          + " least 32 random characters (e.g. openssl rand -base64 32), the same on every instance");
+    }
   }
 
   private static void manageSchema(Metadata metadata, SessionFactoryServiceRegistry registry,

@@ -61,7 +61,8 @@ public final class ShardwiseRuntime implements AutoCloseable {
     this.pools = new ShardPools(config);
     this.routing = route(maps.current());
     maps.addListener(this::onNewMap);
-    this.consistency = io.shardwise.hibernate.ConsistencyAccess.create(pinStore, config.rywSecret(), config.unitName());
+    this.consistency = io.shardwise.hibernate.ConsistencyAccess.create(pinStore, config.rywSecret(),
+        config.rywAcceptedSecret(), config.unitName(), config.pinTtlMs());
     this.monitor = new ReplicaMonitor(config, pools, () -> routing.map());
     monitor.start();
   }
