@@ -13,18 +13,27 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One HikariCP pool per shard primary, created on first use so that a shard that is down when the
  * application starts does not stop the others from serving. A pool is replaced when the shard map
- * gives its shard a new primary URL.
+ * gives its shard a new primary URL, and a replica's pool when the map drops the replica: the old
+ * pool is retired, not closed under its borrowers ({@link RetiringPool}), and closed by a daemon
+ * thread once every connection it lent has come back.
  */
 public final class ShardPools implements AutoCloseable {
-  private final ShardwiseConfig config;
-  private final Map<String, Pool> pools = new ConcurrentHashMap<>();
-  private final Map<String, List<ReplicaNode>> replicas = new ConcurrentHashMap<>();
+  /** How often retired pools are checked for returned connections. */
+  private static final long DRAIN_CHECK_MS = 50;
 
-  private record Pool(String url, HikariDataSource dataSource) {}
+  private final ShardwiseConfig config;
+  private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
+  private final Map<String, List<ReplicaNode>> replicas = new ConcurrentHashMap<>();
+  private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
+  private ScheduledExecutorService drainer;
 
   public ShardPools(ShardwiseConfig config) {
     this.config = config;
@@ -41,28 +50,63 @@ public final class ShardPools implements AutoCloseable {
       throw new ShardUnavailableException("Shard '" + shardId + "' (" + shard.primaryUrl()
           + ") is OFFLINE in shard map version " + map.version() + "; bring it back ACTIVE before routing to it.");
     }
-    Pool pool = pools.get(shardId);
-    if (pool == null || !pool.url().equals(shard.primaryUrl())) {
-      pool = replace(shardId, shard.primaryUrl(), pool);
-    }
-    try {
-      return pool.dataSource().getConnection();
-    } catch (SQLException e) {
-      throw unavailable(shardId, pool, e);
+    while (true) {
+      RetiringPool pool = pools.get(shardId);
+      if (pool == null || !pool.url.equals(shard.primaryUrl())) {
+        pool = replace(shardId, shard.primaryUrl());
+      }
+      try {
+        Connection c = pool.borrow();
+        if (c != null) {
+          return c;
+        }
+        // retired between the lookup and the borrow: the map holds its successor now
+      } catch (SQLException e) {
+        throw unavailable(shardId, pool, e);
+      }
     }
   }
 
-  private synchronized Pool replace(String shardId, String url, Pool stale) {
-    Pool current = pools.get(shardId);
-    if (current != null && current.url().equals(url)) {
+  private synchronized RetiringPool replace(String shardId, String url) {
+    RetiringPool current = pools.get(shardId);
+    if (current != null && current.url.equals(url)) {
       return current;
     }
-    Pool fresh = new Pool(url, newPool(shardId, url));
+    RetiringPool fresh = new RetiringPool(url, newPool(shardId, url));
     pools.put(shardId, fresh);
-    if (stale != null) {
-      stale.dataSource().close();
+    if (current != null) {
+      retire(current);
     }
     return fresh;
+  }
+
+  /** Takes a pool out of use; it is closed once the connections it lent have come back. */
+  synchronized void retire(RetiringPool pool) {
+    pool.retire();
+    retired.add(pool);
+    if (drainer == null) {
+      drainer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "shardwise-pool-drainer-" + config.unitName());
+        t.setDaemon(true);
+        return t;
+      });
+      drainer.scheduleWithFixedDelay(this::closeDrained, DRAIN_CHECK_MS, DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void closeDrained() {
+    for (RetiringPool pool : retired) {
+      if (pool.drained()) {
+        retired.remove(pool);
+        pool.dataSource.close();
+      }
+    }
+    synchronized (this) {
+      if (retired.isEmpty() && drainer != null) {
+        drainer.shutdown();
+        drainer = null;
+      }
+    }
   }
 
   private HikariDataSource newPool(String shardId, String url) {
@@ -91,8 +135,8 @@ public final class ShardPools implements AutoCloseable {
     return new HikariDataSource(hc);
   }
 
-  private ShardUnavailableException unavailable(String shardId, Pool pool, SQLException e) {
-    HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
+  private ShardUnavailableException unavailable(String shardId, RetiringPool pool, SQLException e) {
+    HikariPoolMXBean stats = pool.dataSource.getHikariPoolMXBean();
     String state = stats == null ? "pool not started"
         : "pool total=" + stats.getTotalConnections() + ", active=" + stats.getActiveConnections() + ", idle="
             + stats.getIdleConnections() + ", waiting=" + stats.getThreadsAwaitingConnection();
@@ -101,36 +145,44 @@ public final class ShardPools implements AutoCloseable {
       root = root.getCause();
     }
     return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
-        + pool.url() + " within " + config.connectionTimeoutMs() + " ms (" + state + "; last driver error: "
+        + pool.url + " within " + config.connectionTimeoutMs() + " ms (" + state + "; last driver error: "
         + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
   }
 
   /** The replicas of a shard as the current map lists them; nodes (and their pools) survive map changes. */
   public List<ReplicaNode> replicas(ShardMap map, String shardId) {
     ShardDescriptor shard = map.shards().get(shardId);
-    if (shard == null || shard.replicaUrls().isEmpty()) {
+    List<String> urls = shard == null ? List.of() : shard.replicaUrls();
+    List<ReplicaNode> nodes = replicas.get(shardId);
+    if (nodes == null && urls.isEmpty()) {
       return List.of();
     }
-    List<ReplicaNode> nodes = replicas.get(shardId);
-    if (nodes != null && sameUrls(nodes, shard.replicaUrls())) {
+    if (nodes != null && sameUrls(nodes, urls)) {
       return nodes;
     }
-    return rebuildReplicas(shard);
+    return rebuildReplicas(shardId, urls);
   }
 
-  private synchronized List<ReplicaNode> rebuildReplicas(ShardDescriptor shard) {
-    List<ReplicaNode> old = replicas.getOrDefault(shard.id(), List.of());
-    if (sameUrls(old, shard.replicaUrls())) {
+  private synchronized List<ReplicaNode> rebuildReplicas(String shardId, List<String> urls) {
+    List<ReplicaNode> old = replicas.getOrDefault(shardId, List.of());
+    if (sameUrls(old, urls)) {
       return old;
     }
     List<ReplicaNode> fresh = new ArrayList<>();
-    for (String url : shard.replicaUrls()) {
+    for (String url : urls) {
       fresh.add(old.stream().filter(n -> n.url.equals(url)).findFirst()
-          .orElseGet(() -> new ReplicaNode(shard.id(), url, config)));
+          .orElseGet(() -> new ReplicaNode(shardId, url, config)));
     }
-    replicas.put(shard.id(), List.copyOf(fresh));
-    old.stream().filter(n -> !fresh.contains(n)).forEach(ReplicaNode::close);
-    return replicas.get(shard.id());
+    replicas.put(shardId, List.copyOf(fresh));
+    for (ReplicaNode gone : old) {
+      if (!fresh.contains(gone)) {
+        RetiringPool pool = gone.leaveMap();
+        if (pool != null) {
+          retire(pool);
+        }
+      }
+    }
+    return replicas.get(shardId);
   }
 
   private static boolean sameUrls(List<ReplicaNode> nodes, List<String> urls) {
@@ -147,13 +199,19 @@ public final class ShardPools implements AutoCloseable {
 
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */
   public HikariDataSource poolOf(String shardId) {
-    Pool pool = pools.get(shardId);
-    return pool == null ? null : pool.dataSource();
+    RetiringPool pool = pools.get(shardId);
+    return pool == null ? null : pool.dataSource;
   }
 
   @Override
   public synchronized void close() {
-    pools.values().forEach(p -> p.dataSource().close());
+    if (drainer != null) {
+      drainer.shutdownNow();
+      drainer = null;
+    }
+    retired.forEach(p -> p.dataSource.close());
+    retired.clear();
+    pools.values().forEach(p -> p.dataSource.close());
     pools.clear();
     replicas.values().forEach(nodes -> nodes.forEach(ReplicaNode::close));
     replicas.clear();

@@ -234,13 +234,12 @@ public final class ShardwiseRuntime implements AutoCloseable {
     long deadline = System.nanoTime() + maxWaitMillis * 1_000_000;
     try (Statement s = c.createStatement()) {
       while (true) {
+        Object stamp = replica.replayStamp();
         try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
           rs.next();
           String text = rs.getString(1);
           long replay = text == null ? -1 : LsnText.parse(text);
-          if (replay > replica.replayLsn) {
-            replica.replayLsn = replay;
-          }
+          replica.raiseReplayLsn(stamp, replay);
           if (replay >= 0 && Long.compareUnsigned(replay, minLsn) >= 0) {
             return true;
           }
@@ -281,7 +280,11 @@ public final class ShardwiseRuntime implements AutoCloseable {
   }
 
   private static boolean eligible(ReplicaNode r, long minLsn) {
-    return r.healthy && (minLsn == 0 || (r.replayLsn >= 0 && Long.compareUnsigned(r.replayLsn, minLsn) >= 0));
+    if (!r.healthy) {
+      return false;
+    }
+    long replayed = r.replayLsn();
+    return minLsn == 0 || (replayed >= 0 && Long.compareUnsigned(replayed, minLsn) >= 0);
   }
 
   public void releaseReadOnlyConnection(Connection connection) throws SQLException {
