@@ -5,11 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.junit.Node;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
@@ -54,9 +59,18 @@ class SnowflakeSharedWorkerTest {
   }
 
   @Test
-  void aLeasedWorkerIdGivesTwoEntitiesWithDifferentStepBacksNoCommonId(@Node(shard = 0) String url) {
-    try (SessionFactory sf = sessionFactory(url, Map.of(SnowflakeGenerator.LEASE_URL, url,
-        SnowflakeGenerator.LEASE_USER, "postgres"))) {
+  void aLeasedWorkerIdGivesTwoEntitiesWithDifferentStepBacksNoCommonId(@Node(shard = 0) PostgresNode node)
+      throws SQLException {
+    // a lease table of its own: the lease is held until the JVM exits, and other tests count the rows of theirs
+    try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_database WHERE datname = 'shared_worker_leases'")) {
+      rs.next();
+      if (rs.getLong(1) == 0) {
+        s.execute("CREATE DATABASE shared_worker_leases");
+      }
+    }
+    try (SessionFactory sf = sessionFactory(node.jdbcUrl(), Map.of(
+        SnowflakeGenerator.LEASE_URL, node.jdbcUrl("shared_worker_leases"), SnowflakeGenerator.LEASE_USER, "postgres"))) {
       assertNoIdTwice(sf);
     }
   }
