@@ -3,7 +3,7 @@ package io.shardwise.hibernate;
 /**
  * The shard of the current unit of work, for code that opens sessions the ordinary way
  * ({@code sessionFactory.openSession()}, {@code emf.createEntityManager()}, an injected
- * {@code EntityManager}). Shardwise's {@link ShardContextResolver} hands it to Hibernate as the
+ * {@code EntityManager}). Shardwise's {@link io.shardwise.hibernate.spi.ShardContextResolver ShardContextResolver} hands it to Hibernate as the
  * tenant identifier when such a session opens.
  *
  * <pre>{@code

@@ -1,8 +1,10 @@
 package io.shardwise.hibernate;
 
-import io.shardwise.hibernate.internal.LsnText;
-import io.shardwise.hibernate.internal.ReadYourWritesTracking;
-import io.shardwise.hibernate.internal.ShardwiseRuntime;
+import io.shardwise.hibernate.internal.ShardSessions;
+import io.shardwise.hibernate.readwrite.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.internal.LsnText;
+import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
+import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.function.Consumer;
@@ -26,15 +28,15 @@ import org.hibernate.Transaction;
  */
 public final class ShardRoute {
   private final SessionFactory sessionFactory;
-  private final ShardwiseRuntime runtime;
+  private final ReadYourWritesPins pins;
   private final String shardId;
   private final boolean readOnly;
   private final ConsistencyScope scope;
 
-  ShardRoute(SessionFactory sessionFactory, ShardwiseRuntime runtime, String shardId, boolean readOnly,
+  ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, String shardId, boolean readOnly,
       ConsistencyScope scope) {
     this.sessionFactory = sessionFactory;
-    this.runtime = runtime;
+    this.pins = pins;
     this.shardId = shardId;
     this.readOnly = readOnly;
     this.scope = scope;
@@ -50,7 +52,7 @@ public final class ShardRoute {
 
   /** The same shard, read-only: served by replicas where they are healthy and caught up. */
   public ShardRoute readOnly() {
-    return new ShardRoute(sessionFactory, runtime, shardId, true, scope);
+    return new ShardRoute(sessionFactory, pins, shardId, true, scope);
   }
 
   /** The same shard, reading and writing on behalf of a consistency scope (read-your-writes). */
@@ -58,7 +60,7 @@ public final class ShardRoute {
     if (scope == null) {
       throw new IllegalArgumentException("within(scope) needs a scope: shards.consistency().scope(id)");
     }
-    return new ShardRoute(sessionFactory, runtime, shardId, readOnly, scope);
+    return new ShardRoute(sessionFactory, pins, shardId, readOnly, scope);
   }
 
   /**
@@ -66,7 +68,7 @@ public final class ShardRoute {
    * methods only, which know when the work starts and ends.
    */
   public Session openSession() {
-    return ShardwiseRuntime.openSession(sessionFactory, shardId, readOnly);
+    return ShardSessions.open(sessionFactory, shardId, readOnly);
   }
 
   public void inSession(Consumer<Session> work) {
@@ -114,7 +116,7 @@ public final class ShardRoute {
       }
       if (writes != null && writes.any()) {
         long lsn = writes.lsn() ? session.doReturningWork(ShardRoute::currentWalLsn) : 0;
-        runtime.pinAfterCommit(scope.id(), shardId, writes, lsn);
+        pins.pinAfterCommit(scope.id(), shardId, writes, lsn);
       }
       return result;
     } finally {
@@ -133,7 +135,7 @@ public final class ShardRoute {
 
   private void requireForReads() {
     if (readOnly && scope != null) {
-      ReadYourWritesTracking.requireForReads(runtime.pinStore().get(scope.id(), shardId));
+      ReadYourWritesTracking.requireForReads(pins.requirement(scope.id(), shardId));
     }
   }
 

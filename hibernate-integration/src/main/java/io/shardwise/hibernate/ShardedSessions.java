@@ -1,7 +1,23 @@
 package io.shardwise.hibernate;
 
-import io.shardwise.hibernate.internal.ShardwiseRuntime;
+import io.shardwise.hibernate.globalindex.BackfillProgress;
+import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.readwrite.Consistency;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
+import io.shardwise.hibernate.routing.internal.Router;
+import io.shardwise.hibernate.scatter.ScatterQueries;
+import io.shardwise.hibernate.scatter.ScatterQuery;
+import io.shardwise.hibernate.scatter.internal.ParallelScatterQueries;
+import io.shardwise.hibernate.scatter.internal.ScatterContext;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.transaction.CrossShardAbortedException;
+import io.shardwise.hibernate.transaction.CrossShardTransaction;
+import io.shardwise.hibernate.transaction.ReferenceTables;
+import io.shardwise.hibernate.transaction.Sagas;
+import io.shardwise.hibernate.transaction.TransactionInDoubtException;
+import io.shardwise.hibernate.transaction.internal.AtomicReferenceTables;
+import io.shardwise.hibernate.transaction.internal.LoggedSagas;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.Set;
 import org.hibernate.SessionFactory;
@@ -19,11 +35,13 @@ import org.hibernate.engine.spi.SessionFactoryImplementor;
  */
 public final class ShardedSessions {
   private final SessionFactory sessionFactory;
-  private final ShardwiseRuntime runtime;
+  private final ShardwiseComponents components;
+  private final Router router;
 
-  private ShardedSessions(SessionFactory sessionFactory, ShardwiseRuntime runtime) {
+  private ShardedSessions(SessionFactory sessionFactory, ShardwiseComponents components) {
     this.sessionFactory = sessionFactory;
-    this.runtime = runtime;
+    this.components = components;
+    this.router = components.router();
   }
 
   /** The sharded sessions of a session factory configured for Shardwise. */
@@ -35,7 +53,7 @@ public final class ShardedSessions {
           + " hibernate.multi_tenant_connection_provider is " + (provider == null ? "not set" : provider.getClass().getName())
           + ". Build it with Shardwise.configure() or set that property to " + ShardwiseConnectionProvider.class.getName());
     }
-    return new ShardedSessions(sessionFactory, shardwise.runtime());
+    return new ShardedSessions(sessionFactory, shardwise.unwrap(ShardwiseComponents.class));
   }
 
   /** The same for a JPA {@code EntityManagerFactory} (Hibernate's). */
@@ -45,28 +63,40 @@ public final class ShardedSessions {
 
   /** The shard that owns {@code key} under the current shard map. */
   public String shardFor(Object key) {
-    return runtime.shardFor(key);
+    return router.shardFor(key);
+  }
+
+  /** The shard that owns an integral key ({@code int} and {@code short} keys widen to the same shard); no boxing. */
+  public String shardFor(long key) {
+    return router.shardFor(key);
   }
 
   /** Sessions on the shard that owns {@code key}. */
   public ShardRoute forKey(Object key) {
-    return new ShardRoute(sessionFactory, runtime, runtime.shardFor(key), false, null);
+    return new ShardRoute(sessionFactory, components.pins(), router.shardFor(key), false, null);
+  }
+
+  /** Sessions on the shard that owns an integral key, routed without boxing it. */
+  public ShardRoute forKey(long key) {
+    return new ShardRoute(sessionFactory, components.pins(), router.shardFor(key), false, null);
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */
   public ShardRoute forShard(String shardId) {
-    runtime.shardMap().shard(shardId);
-    return new ShardRoute(sessionFactory, runtime, shardId, false, null);
+    router.map().shard(shardId);
+    return new ShardRoute(sessionFactory, components.pins(), shardId, false, null);
   }
 
   /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
   public ShardContext.Scope contextForKey(Object key) {
-    return ShardContext.use(runtime.shardFor(key));
+    return ShardContext.use(router.shardFor(key));
   }
 
   /** Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. */
-  public ScatterGather scatter() {
-    return new ScatterGather(this, runtime);
+  public ScatterQueries scatter() {
+    return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
+        components::scatterExecutor, (shardId, work) -> forShard(shardId).readOnly().fromTransaction(work),
+        components.config().scatter()));
   }
 
   /**
@@ -79,7 +109,7 @@ public final class ShardedSessions {
 
   /** Every entity whose {@code @GlobalIndex} attribute holds {@code value} (verified, like {@link #findBy}). */
   public <T> java.util.List<T> findAllBy(Class<T> type, String attribute, Object value) {
-    return runtime.globalIndexes().find(type, attribute, value);
+    return components.globalIndexes().find(type, attribute, value);
   }
 
   /**
@@ -87,35 +117,35 @@ public final class ShardedSessions {
    * reporting progress after each batch; safe to run again. Returns how many entities it indexed.
    */
   public long backfillGlobalIndex(Class<?> type, String attribute, java.util.function.Consumer<BackfillProgress> progress) {
-    return runtime.globalIndexes().backfill(type, attribute, progress);
+    return components.globalIndexes().backfill(type, attribute, progress);
   }
 
   public Set<String> shardIds() {
-    return runtime.shardMap().shards().keySet();
+    return router.map().shards().keySet();
   }
 
   public ShardMap shardMap() {
-    return runtime.shardMap();
+    return router.map();
   }
 
   /** Read-your-writes scopes and consistency tokens. */
   public Consistency consistency() {
-    return runtime.consistency();
+    return components.consistency();
   }
 
   /** What the replica monitor last saw of every replica. */
   public java.util.List<ReplicaStatus> replicaStatus() {
-    return runtime.replicaStatus();
+    return components.readPath().replicaStatus();
   }
 
   /** Runs a replica check now instead of waiting for the monitor's next round. */
   public void checkReplicasNow() {
-    runtime.checkReplicasNow();
+    components.readPath().checkReplicasNow();
   }
 
   /** Read-only connections served so far: {@code [by replicas, by primaries]}. */
   public long[] readCounts() {
-    return runtime.readCounts();
+    return components.readPath().readCounts();
   }
 
   /**
@@ -135,18 +165,23 @@ public final class ShardedSessions {
 
   /** The same as {@link #atomically}, returning a value. */
   public <R> R fromAtomically(java.util.function.Function<CrossShardTransaction, R> work) {
-    return runtime.crossShard("A cross-shard transaction (atomically)").twoPhase()
+    return components.crossShard("A cross-shard transaction (atomically)").twoPhase()
         .execute(shardId -> forShard(shardId).openSession(), work);
   }
 
   /** Sagas: steps with compensations, logged in the control database. */
   public Sagas sagas() {
-    return new Sagas(runtime.crossShard("A saga").sagas(), shardId -> forShard(shardId).openSession());
+    return new LoggedSagas(components.crossShard("A saga").sagas(), shardId -> forShard(shardId).openSession());
   }
 
   /** Writes to {@code @ReferenceTable} entities on every shard at once, and checks that the copies agree. */
   public ReferenceTables referenceTables() {
-    return new ReferenceTables(this, runtime);
+    return new AtomicReferenceTables(sessionFactory, this::shardIds, components::model, components.pools(),
+        work -> components.crossShard("A reference-table write").twoPhase()
+            .execute(shardId -> forShard(shardId).openSession(), tx -> {
+              work.accept(tx);
+              return null;
+            }));
   }
 
   public SessionFactory sessionFactory() {

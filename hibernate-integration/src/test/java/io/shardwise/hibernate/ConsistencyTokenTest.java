@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.readwrite.Consistency;
+import io.shardwise.hibernate.readwrite.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.ConsistencyTokenException;
 import io.shardwise.hibernate.rw.Profile;
 import io.shardwise.hibernate.scatter.Sale;
 import io.shardwise.testkit.PostgresTopology;

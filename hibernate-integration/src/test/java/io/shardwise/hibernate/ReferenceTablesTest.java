@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.shardwise.hibernate.internal.tx.CoordinatorCrash;
-import io.shardwise.hibernate.internal.tx.FaultInjector.Point;
 import io.shardwise.hibernate.shop.Country;
+import io.shardwise.hibernate.transaction.ReferenceTableWriteException;
+import io.shardwise.hibernate.transaction.ReferenceTables;
+import io.shardwise.hibernate.transaction.internal.CoordinatorCrash;
+import io.shardwise.hibernate.transaction.internal.FaultInjector.Point;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import java.sql.Connection;

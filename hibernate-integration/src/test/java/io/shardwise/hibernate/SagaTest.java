@@ -6,11 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.bank.Account;
 import io.shardwise.hibernate.bank.TransferLeg;
-import io.shardwise.hibernate.internal.tx.CoordinatorCrash;
-import io.shardwise.hibernate.internal.tx.CrossShardService;
-import io.shardwise.hibernate.internal.tx.FaultInjector.Point;
+import io.shardwise.hibernate.transaction.SagaDefinition;
+import io.shardwise.hibernate.transaction.SagaOutcome;
+import io.shardwise.hibernate.transaction.Sagas;
+import io.shardwise.hibernate.transaction.internal.CoordinatorCrash;
+import io.shardwise.hibernate.transaction.internal.CrossShardService;
+import io.shardwise.hibernate.transaction.internal.FaultInjector.Point;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -151,7 +155,7 @@ class SagaTest {
   @Test
   void recoveryNeverTakesUpASagaItsOwnInstanceIsRunning() throws Exception {
     sf.close();
-    sf = BankFixture.builder(pg).property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "20").buildSessionFactory();
+    sf = BankFixture.builder(pg, Duration.ofMillis(20)).buildSessionFactory();
     ShardedSessions shards = ShardedSessions.of(sf);
     shards.sagas().register(transfer());
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);

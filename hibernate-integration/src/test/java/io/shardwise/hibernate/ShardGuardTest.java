@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.shardwise.hibernate.shop.Country;
 import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.shop.PurchaseOrder;
+import io.shardwise.hibernate.transaction.ReferenceTableWriteException;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import jakarta.persistence.PersistenceException;

@@ -3,9 +3,10 @@ package io.shardwise.hibernate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.shardwise.hibernate.internal.tx.CoordinatorCrash;
-import io.shardwise.hibernate.internal.tx.CrossShardService;
-import io.shardwise.hibernate.internal.tx.FaultInjector.Point;
+import io.shardwise.hibernate.transaction.TransactionInDoubtException;
+import io.shardwise.hibernate.transaction.internal.CoordinatorCrash;
+import io.shardwise.hibernate.transaction.internal.CrossShardService;
+import io.shardwise.hibernate.transaction.internal.FaultInjector.Point;
 import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
@@ -130,7 +131,7 @@ class TwoPhaseBankTest {
     assertEquals(5, faults.keySet().size(), "every kind of fault was injected: " + faults);
   }
 
-  private static io.shardwise.hibernate.internal.tx.FaultInjector injector(String fault, PostgresNode primary1) {
+  private static io.shardwise.hibernate.transaction.internal.FaultInjector injector(String fault, PostgresNode primary1) {
     if (fault == null) {
       return null;
     }

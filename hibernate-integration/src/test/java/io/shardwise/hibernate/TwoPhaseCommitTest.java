@@ -9,9 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.bank.Account;
-import io.shardwise.hibernate.internal.tx.CoordinatorCrash;
-import io.shardwise.hibernate.internal.tx.CrossShardService;
-import io.shardwise.hibernate.internal.tx.FaultInjector.Point;
+import io.shardwise.hibernate.transaction.CrossShardAbortedException;
+import io.shardwise.hibernate.transaction.internal.CoordinatorCrash;
+import io.shardwise.hibernate.transaction.internal.CrossShardService;
+import io.shardwise.hibernate.transaction.internal.FaultInjector.Point;
 import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
@@ -104,7 +105,7 @@ class TwoPhaseCommitTest {
   @Test
   void coordinatorDiesAfterTheDecision_theRecoveryDaemonCommitsEverywhere() throws Exception {
     sf.close();
-    sf = BankFixture.builder(pg).property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "100").buildSessionFactory();
+    sf = BankFixture.builder(pg, Duration.ofMillis(100)).buildSessionFactory();
     shards = ShardedSessions.of(sf);
     BankFixture.service(sf).faultInjector(crashAt(Point.AFTER_DECISION));
 
@@ -227,7 +228,7 @@ class TwoPhaseCommitTest {
 
   // ---------------------------------------------------------------------------------------
 
-  private static io.shardwise.hibernate.internal.tx.FaultInjector crashAt(Point at) {
+  private static io.shardwise.hibernate.transaction.internal.FaultInjector crashAt(Point at) {
     return (point, gid, shard) -> {
       if (point == at) {
         throw new CoordinatorCrash("coordinator dies at " + at + " of " + gid);

@@ -17,19 +17,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the borrower sees the flag and lends nothing, or the retiring thread sees the borrower, counted
  * in until its connection is marked active by HikariCP, and waits for that connection to return.
  */
-final class RetiringPool {
-  final String url;
-  final HikariDataSource dataSource;
+public final class RetiringPool {
+  private final String url;
+  private final HikariDataSource dataSource;
   private final AtomicInteger borrowing = new AtomicInteger();
   private volatile boolean retired;
 
-  RetiringPool(String url, HikariDataSource dataSource) {
+  public RetiringPool(String url, HikariDataSource dataSource) {
     this.url = url;
     this.dataSource = dataSource;
   }
 
+  public String url() {
+    return url;
+  }
+
+  public HikariDataSource dataSource() {
+    return dataSource;
+  }
+
   /** A connection, or null when the pool was retired before this borrow began: ask its successor. */
-  Connection borrow() throws SQLException {
+  public Connection borrow() throws SQLException {
     borrowing.incrementAndGet();
     try {
       return retired ? null : dataSource.getConnection();

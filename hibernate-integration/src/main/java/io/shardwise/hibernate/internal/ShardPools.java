@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.internal;
 
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
@@ -9,7 +10,6 @@ import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,29 +17,38 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * One HikariCP pool per shard primary, created on first use so that a shard that is down when the
  * application starts does not stop the others from serving. A pool is replaced when the shard map
- * gives its shard a new primary URL, and a replica's pool when the map drops the replica: the old
- * pool is retired, not closed under its borrowers ({@link RetiringPool}), and closed by a daemon
- * thread once every connection it lent has come back.
+ * gives its shard a new primary URL: the old pool is retired, not closed under its borrowers
+ * ({@link RetiringPool}), and closed by a daemon thread once every connection it lent has come
+ * back. (Replica pools belong to the read path, which retires a dropped replica's pool here.)
  */
-public final class ShardPools implements AutoCloseable {
+public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** How often retired pools are checked for returned connections. */
   private static final long DRAIN_CHECK_MS = 50;
 
   private final ShardwiseConfig config;
+  private final Supplier<ShardMap> maps;
   private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
-  private final Map<String, List<ReplicaNode>> replicas = new ConcurrentHashMap<>();
   private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
   private ScheduledExecutorService drainer;
 
-  public ShardPools(ShardwiseConfig config) {
+  /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
+  public ShardPools(ShardwiseConfig config, Supplier<ShardMap> maps) {
     this.config = config;
+    this.maps = maps;
   }
 
   /** A connection to the primary of {@code shardId} as the current map describes it. */
+  @Override
+  public Connection primary(String shardId) {
+    return primary(maps.get(), shardId);
+  }
+
+  /** A connection to the primary of {@code shardId} as {@code map} describes it. */
   public Connection primary(ShardMap map, String shardId) {
     ShardDescriptor shard = map.shards().get(shardId);
     if (shard == null) {
@@ -47,12 +56,12 @@ public final class ShardPools implements AutoCloseable {
           + " (shards: " + map.shards().keySet() + "). Route sessions by key, or name one of those shards.");
     }
     if (shard.state() == ShardState.OFFLINE) {
-      throw new ShardUnavailableException("Shard '" + shardId + "' (" + shard.primaryUrl()
+      throw new ShardUnavailableException("Shard '" + shardId + "' (" + JdbcUrls.redact(shard.primaryUrl())
           + ") is OFFLINE in shard map version " + map.version() + "; bring it back ACTIVE before routing to it.");
     }
     while (true) {
       RetiringPool pool = pools.get(shardId);
-      if (pool == null || !pool.url.equals(shard.primaryUrl())) {
+      if (pool == null || !pool.url().equals(shard.primaryUrl())) {
         pool = replace(shardId, shard.primaryUrl());
       }
       try {
@@ -69,7 +78,7 @@ public final class ShardPools implements AutoCloseable {
 
   private synchronized RetiringPool replace(String shardId, String url) {
     RetiringPool current = pools.get(shardId);
-    if (current != null && current.url.equals(url)) {
+    if (current != null && current.url().equals(url)) {
       return current;
     }
     RetiringPool fresh = new RetiringPool(url, newPool(shardId, url));
@@ -81,7 +90,7 @@ public final class ShardPools implements AutoCloseable {
   }
 
   /** Takes a pool out of use; it is closed once the connections it lent have come back. */
-  synchronized void retire(RetiringPool pool) {
+  public synchronized void retire(RetiringPool pool) {
     pool.retire();
     retired.add(pool);
     if (drainer == null) {
@@ -98,7 +107,7 @@ public final class ShardPools implements AutoCloseable {
     for (RetiringPool pool : retired) {
       if (pool.drained()) {
         retired.remove(pool);
-        pool.dataSource.close();
+        pool.dataSource().close();
       }
     }
     synchronized (this) {
@@ -115,9 +124,16 @@ public final class ShardPools implements AutoCloseable {
 
   /**
    * A pool for one server: created lazily by callers and allowed to start while the server is down
-   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others.
+   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others. Sized
+   * by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}.
    */
-  static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
+    return newPool(config, name, url, config.poolSize(), config.poolMinIdle(), timeoutMs, readOnly);
+  }
+
+  /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -127,8 +143,8 @@ public final class ShardPools implements AutoCloseable {
     if (config.password() != null) {
       hc.setPassword(config.password());
     }
-    hc.setMaximumPoolSize(config.poolSize());
-    hc.setMinimumIdle(Math.min(2, config.poolSize()));
+    hc.setMaximumPoolSize(maximumSize);
+    hc.setMinimumIdle(Math.min(minimumIdle, maximumSize));
     hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
     hc.setReadOnly(readOnly);
@@ -136,7 +152,7 @@ public final class ShardPools implements AutoCloseable {
   }
 
   private ShardUnavailableException unavailable(String shardId, RetiringPool pool, SQLException e) {
-    HikariPoolMXBean stats = pool.dataSource.getHikariPoolMXBean();
+    HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
     String state = stats == null ? "pool not started"
         : "pool total=" + stats.getTotalConnections() + ", active=" + stats.getActiveConnections() + ", idle="
             + stats.getIdleConnections() + ", waiting=" + stats.getThreadsAwaitingConnection();
@@ -145,62 +161,14 @@ public final class ShardPools implements AutoCloseable {
       root = root.getCause();
     }
     return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
-        + pool.url + " within " + config.connectionTimeoutMs() + " ms (" + state + "; last driver error: "
-        + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
-  }
-
-  /** The replicas of a shard as the current map lists them; nodes (and their pools) survive map changes. */
-  public List<ReplicaNode> replicas(ShardMap map, String shardId) {
-    ShardDescriptor shard = map.shards().get(shardId);
-    List<String> urls = shard == null ? List.of() : shard.replicaUrls();
-    List<ReplicaNode> nodes = replicas.get(shardId);
-    if (nodes == null && urls.isEmpty()) {
-      return List.of();
-    }
-    if (nodes != null && sameUrls(nodes, urls)) {
-      return nodes;
-    }
-    return rebuildReplicas(shardId, urls);
-  }
-
-  private synchronized List<ReplicaNode> rebuildReplicas(String shardId, List<String> urls) {
-    List<ReplicaNode> old = replicas.getOrDefault(shardId, List.of());
-    if (sameUrls(old, urls)) {
-      return old;
-    }
-    List<ReplicaNode> fresh = new ArrayList<>();
-    for (String url : urls) {
-      fresh.add(old.stream().filter(n -> n.url.equals(url)).findFirst()
-          .orElseGet(() -> new ReplicaNode(shardId, url, config)));
-    }
-    replicas.put(shardId, List.copyOf(fresh));
-    for (ReplicaNode gone : old) {
-      if (!fresh.contains(gone)) {
-        RetiringPool pool = gone.leaveMap();
-        if (pool != null) {
-          retire(pool);
-        }
-      }
-    }
-    return replicas.get(shardId);
-  }
-
-  private static boolean sameUrls(List<ReplicaNode> nodes, List<String> urls) {
-    if (nodes.size() != urls.size()) {
-      return false;
-    }
-    for (int i = 0; i < urls.size(); i++) {
-      if (!nodes.get(i).url.equals(urls.get(i))) {
-        return false;
-      }
-    }
-    return true;
+        + JdbcUrls.redact(pool.url()) + " within " + config.connectionTimeoutMs() + " ms (" + state
+        + "; last driver error: " + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
   }
 
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */
   public HikariDataSource poolOf(String shardId) {
     RetiringPool pool = pools.get(shardId);
-    return pool == null ? null : pool.dataSource;
+    return pool == null ? null : pool.dataSource();
   }
 
   @Override
@@ -209,11 +177,9 @@ public final class ShardPools implements AutoCloseable {
       drainer.shutdownNow();
       drainer = null;
     }
-    retired.forEach(p -> p.dataSource.close());
+    retired.forEach(p -> p.dataSource().close());
     retired.clear();
-    pools.values().forEach(p -> p.dataSource.close());
+    pools.values().forEach(p -> p.dataSource().close());
     pools.clear();
-    replicas.values().forEach(nodes -> nodes.forEach(ReplicaNode::close));
-    replicas.clear();
   }
 }

@@ -39,7 +39,7 @@ class ShardPoolsTest {
     ShardMap after = ShardMap.evenlyAssigned(2, List.of(new ShardDescriptor("s0", movedUrl, List.of(), 1,
         ShardState.ACTIVE)), before.bucketCount());
     ExecutorService threads = Executors.newSingleThreadExecutor();
-    try (ShardPools pools = new ShardPools(config)) {
+    try (ShardPools pools = new ShardPools(config, config::staticMap)) {
       Connection inTransaction = pools.primary(before, "s0");
       inTransaction.setAutoCommit(false);
       execute(inTransaction, "CREATE TEMP TABLE moving (x int)");

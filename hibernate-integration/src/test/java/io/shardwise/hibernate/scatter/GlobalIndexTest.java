@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.shardwise.hibernate.BackfillProgress;
-import io.shardwise.hibernate.GlobalIndexUniqueException;
-import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.Shardwise;
+import io.shardwise.hibernate.globalindex.BackfillProgress;
+import io.shardwise.hibernate.globalindex.GlobalIndexUniqueException;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;

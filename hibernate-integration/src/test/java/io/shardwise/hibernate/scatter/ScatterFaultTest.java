@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.shardwise.hibernate.ScatterGatherException;
-import io.shardwise.hibernate.ScatterResult;
-import io.shardwise.hibernate.ShardFailurePolicy;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;

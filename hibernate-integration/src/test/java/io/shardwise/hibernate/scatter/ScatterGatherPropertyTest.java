@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.shardwise.hibernate.ScatterQuery;
-import io.shardwise.hibernate.ScatterResult;
 import io.shardwise.hibernate.ShardedSessions;
-import io.shardwise.hibernate.UnsupportedScatterQueryException;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import java.math.BigDecimal;
@@ -154,6 +151,19 @@ class ScatterGatherPropertyTest {
     UnsupportedScatterQueryException e = assertThrows(UnsupportedScatterQueryException.class,
         () -> shards.scatter().createNamedQuery("Sale.ofMerchant", Sale.class));
     assertTrue(e.getMessage().contains("@ScatterGather(queries = \"Sale.ofMerchant\")"), e.getMessage());
+  }
+
+  @Test
+  void aHibernateNamedQueryMarkedForScatterRunsOnEveryShard(PostgresTopology pg) throws SQLException {
+    List<Long> counted = shards.scatter().createNamedQuery("Sale.pricedCount", Long.class).getResultList();
+    long onShards = 0;
+    for (int i = 0; i < 3; i++) {
+      onShards += ScatterFixture.count(pg.shard(i), "SELECT count(*) FROM sale WHERE price IS NOT NULL");
+    }
+    Long unshardedCount = unsharded.fromSession(
+        s -> s.createNamedSelectionQuery("Sale.pricedCount", Long.class).getSingleResult());
+    assertEquals(List.of(onShards), counted, "the sum of every shard's own count");
+    assertEquals(unshardedCount, counted.get(0));
   }
 
   @Test

@@ -2,10 +2,10 @@ package io.shardwise.hibernate.scatter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.shardwise.hibernate.internal.scatter.ScatterPlan;
-import io.shardwise.hibernate.internal.scatter.ScatterPlan.Merge;
-import io.shardwise.hibernate.internal.scatter.ScatterPlan.Shape;
-import io.shardwise.hibernate.internal.scatter.ScatterPlanner;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Merge;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Shape;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan;
+import io.shardwise.hibernate.scatter.internal.ScatterPlanner;
 import java.util.List;
 import org.hibernate.SessionFactory;
 import org.hibernate.cfg.Configuration;

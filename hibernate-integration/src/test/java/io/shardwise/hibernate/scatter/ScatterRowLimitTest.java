@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.shardwise.hibernate.ScatterResult;
-import io.shardwise.hibernate.ScatterRowLimitException;
-import io.shardwise.hibernate.ShardFailurePolicy;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.testkit.PostgresTopology;

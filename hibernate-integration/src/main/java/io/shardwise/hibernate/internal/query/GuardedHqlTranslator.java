@@ -9,7 +9,7 @@ import org.hibernate.query.sqm.tree.SqmStatement;
 /**
  * Hibernate's HQL translator with the shard-key guard in front, set through Hibernate's
  * {@value #SETTING} property (Shardwise sets it for every persistence unit whose connections come
- * from {@code ShardwiseConnectionProvider}; see {@link QueryGuardContributor}).
+ * from {@code ShardwiseConnectionProvider}; see {@code io.shardwise.hibernate.spi.QueryGuardContributor}).
  *
  * <p>Hibernate instantiates it by its no-argument constructor when it reads the session factory
  * options, and calls it once per distinct query string (the translation is then kept in the
@@ -63,7 +63,7 @@ public final class GuardedHqlTranslator implements HqlTranslator {
       if (f == null) {
         throw new IllegalStateException(GuardedHqlTranslator.class.getName() + " was asked to translate"
             + " HQL before a session factory was attached; it is attached by Shardwise's integrator"
-            + " (io.shardwise.hibernate.internal.ShardwiseIntegrator), which must be on the class path");
+            + " (io.shardwise.hibernate.spi.ShardwiseIntegrator), which must be on the class path");
       }
       HqlTranslator dialects = f.getJdbcServices().getDialect().getHqlTranslator();
       d = dialects != null

@@ -19,7 +19,7 @@ import org.hibernate.sql.ast.tree.select.SelectStatement;
 /**
  * Hibernate's SQM-to-SQL translator factory with the shard-key guard in front, for criteria
  * queries, which never pass through the HQL translator. Set through {@value #SETTING} (Shardwise
- * sets it next to {@link GuardedHqlTranslator#SETTING}; see {@link QueryGuardContributor}).
+ * sets it next to {@link GuardedHqlTranslator#SETTING}; see {@code io.shardwise.hibernate.spi.QueryGuardContributor}).
  *
  * <p>Hibernate asks it for a translator when it builds the SQL of a query, before any SQL is
  * sent. A statement that came from a {@code CriteriaBuilder} ({@link SqmQuerySource#CRITERIA}) is

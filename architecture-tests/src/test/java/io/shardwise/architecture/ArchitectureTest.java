@@ -1,0 +1,173 @@
+package io.shardwise.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The layering of Shardwise, as docs/architecture.md draws it. Each rule fails the build when a
+ * change breaks it; its {@code because} says why the line is there.
+ *
+ * <pre>
+ *   annotations  ←  query-rules  ←  processor
+ *                        ↑
+ *                     runtime (io.shardwise.hibernate)  ←  sample-app, benchmarks
+ *   testkit (depends on no Shardwise module)            ←  tests, sample-app, benchmarks
+ * </pre>
+ */
+@AnalyzeClasses(packages = "io.shardwise", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+  private static final String ANNOTATIONS = "io.shardwise.annotations..";
+  private static final String QUERY_RULES = "io.shardwise.queryrules..";
+  private static final String PROCESSOR = "io.shardwise.processor..";
+  private static final String RUNTIME = "io.shardwise.hibernate..";
+  private static final String RUNTIME_INTERNALS = "io.shardwise.hibernate..internal..";
+  private static final String TESTKIT = "io.shardwise.testkit..";
+  private static final String SAMPLE = "io.shardwise.sample..";
+  private static final String BENCHMARKS = "io.shardwise.benchmarks..";
+
+  // ---- modules ---------------------------------------------------------------------------------
+
+  @ArchTest
+  static final ArchRule annotationsDependOnNoOtherModule = noClasses().that().resideInAPackage(ANNOTATIONS)
+      .should().dependOnClassesThat().resideInAnyPackage(QUERY_RULES, PROCESSOR, RUNTIME, TESTKIT, SAMPLE, BENCHMARKS)
+      .because("the annotations are the vocabulary every other module builds on");
+
+  @ArchTest
+  static final ArchRule queryRulesDependOnTheAnnotationsOnly = noClasses().that().resideInAPackage(QUERY_RULES)
+      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, RUNTIME, TESTKIT, SAMPLE, BENCHMARKS)
+      .because("the shard-key rule is shared by the processor and the runtime, so it may know neither");
+
+  @ArchTest
+  static final ArchRule processorNeverDependsOnTheRuntime = noClasses().that().resideInAPackage(PROCESSOR)
+      .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, TESTKIT, SAMPLE, BENCHMARKS)
+      .because("the runtime would bring HikariCP and the JDBC driver onto every user's annotation-processor path");
+
+  @ArchTest
+  static final ArchRule runtimeDependsOnNoToolOrApp = noClasses().that().resideInAPackage(RUNTIME)
+      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, TESTKIT, SAMPLE, BENCHMARKS)
+      .because("the runtime uses the query rules, never the processor, the testkit or the apps built on it");
+
+  @ArchTest
+  static final ArchRule testkitNeverDependsOnShardwise = noClasses().that().resideInAPackage(TESTKIT)
+      .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, PROCESSOR, QUERY_RULES, SAMPLE, BENCHMARKS)
+      .because("the testkit provides PostgreSQL to the runtime's tests; depending on the runtime would make them circular");
+
+  @ArchTest
+  static final ArchRule nothingOutsideTheRuntimeUsesItsInternals = noClasses()
+      .that().resideInAnyPackage(SAMPLE, BENCHMARKS, TESTKIT, PROCESSOR, QUERY_RULES, ANNOTATIONS)
+      .should().dependOnClassesThat().resideInAPackage(RUNTIME_INTERNALS)
+      .because("what an application needs is public API; internals change without notice");
+
+  // ---- the runtime's packages ------------------------------------------------------------------
+
+  /** The classes of the root package that sit on top of the capability packages. */
+  private static final Set<String> ENTRY_POINTS = Set.of("Shardwise", "ShardedSessions", "ShardRoute");
+
+  /**
+   * Every package of the runtime is a slice, except the root package, which is two: its entry points
+   * (which use every capability) and what every capability builds on (the base exceptions,
+   * {@code ShardContext}, {@code ShardwiseSettings}).
+   */
+  private static final SliceAssignment RUNTIME_PACKAGES = new SliceAssignment() {
+    @Override
+    public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+      String pkg = javaClass.getPackageName();
+      if (!pkg.equals("io.shardwise.hibernate") && !pkg.startsWith("io.shardwise.hibernate.")) {
+        return SliceIdentifier.ignore();
+      }
+      if (pkg.equals("io.shardwise.hibernate")) {
+        String topLevel = javaClass.getName().substring(pkg.length() + 1).split("\\$")[0];
+        return SliceIdentifier.of(ENTRY_POINTS.contains(topLevel) ? "io.shardwise.hibernate (entry points)"
+            : "io.shardwise.hibernate (exceptions, context, settings)");
+      }
+      return SliceIdentifier.of(pkg);
+    }
+
+    @Override
+    public String getDescription() {
+      return "packages of the runtime";
+    }
+  };
+
+  @ArchTest
+  static final ArchRule runtimePackagesAreFreeOfCycles = slices().assignedFrom(RUNTIME_PACKAGES)
+      .should().beFreeOfCycles()
+      .because("each capability sits on the ones below it; the wiring and the entry points sit on top");
+
+  @ArchTest
+  static final ArchRule publicApiNeverExposesInternals = classes()
+      .that().resideInAPackage(RUNTIME).and().resideOutsideOfPackage(RUNTIME_INTERNALS)
+      .should(exposeNoInternalTypes())
+      .because("an API type must not hand out or take implementation types: make it an interface or a final"
+          + " class without a public constructor, and put the implementation in .internal");
+
+  private static ArchCondition<JavaClass> exposeNoInternalTypes() {
+    return new ArchCondition<>("expose no ..internal.. type in a public or protected signature") {
+      @Override
+      public void check(JavaClass javaClass, ConditionEvents events) {
+        if (!isVisibleApi(javaClass)) {
+          return;
+        }
+        List<String> problems = new ArrayList<>();
+        supertypes(javaClass).forEach(t -> internalIn(t, javaClass.getName() + " extends/implements", problems));
+        for (JavaMember member : javaClass.getMembers()) {
+          if (!member.getModifiers().contains(JavaModifier.PUBLIC)
+              && !member.getModifiers().contains(JavaModifier.PROTECTED)) {
+            continue;
+          }
+          if (member instanceof JavaField field) {
+            internalIn(field.getType(), field.getFullName(), problems);
+          } else if (member instanceof JavaCodeUnit code) {
+            internalIn(code.getReturnType(), code.getFullName() + " returns", problems);
+            code.getParameterTypes().forEach(p -> internalIn(p, code.getFullName() + " takes", problems));
+          }
+        }
+        problems.forEach(p -> events.add(SimpleConditionEvent.violated(javaClass, p)));
+      }
+    };
+  }
+
+  private static boolean isVisibleApi(JavaClass javaClass) {
+    for (JavaClass c = javaClass; c != null; c = c.getEnclosingClass().orElse(null)) {
+      if (!c.getModifiers().contains(JavaModifier.PUBLIC)) {
+        return false;
+      }
+    }
+    return !javaClass.isAnonymousClass() && !javaClass.isLocalClass();
+  }
+
+  private static List<JavaType> supertypes(JavaClass javaClass) {
+    List<JavaType> all = new ArrayList<>(javaClass.getInterfaces());
+    javaClass.getSuperclass().ifPresent(all::add);
+    return all;
+  }
+
+  private static void internalIn(JavaType type, String where, List<String> problems) {
+    for (JavaClass involved : type.getAllInvolvedRawTypes()) {
+      if (involved.getPackageName().startsWith("io.shardwise.hibernate.")
+          && (involved.getPackageName().endsWith(".internal") || involved.getPackageName().contains(".internal."))) {
+        problems.add(where + " " + involved.getName());
+      }
+    }
+  }
+}

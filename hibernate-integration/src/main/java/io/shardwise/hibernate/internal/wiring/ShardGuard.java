@@ -1,0 +1,213 @@
+package io.shardwise.hibernate.internal.wiring;
+
+import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
+
+import io.shardwise.hibernate.NoShardSelectedException;
+import io.shardwise.hibernate.ShardKeyException;
+import io.shardwise.hibernate.internal.ShardSessions;
+import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.internal.ShardingModel;
+import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
+import io.shardwise.hibernate.routing.internal.Router;
+import io.shardwise.hibernate.transaction.ReferenceTableWriteException;
+import io.shardwise.hibernate.transaction.internal.ReferenceWrites;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
+import org.hibernate.event.spi.DeleteContext;
+import org.hibernate.event.spi.DeleteEvent;
+import org.hibernate.event.spi.DeleteEventListener;
+import org.hibernate.event.spi.MergeContext;
+import org.hibernate.event.spi.MergeEvent;
+import org.hibernate.event.spi.MergeEventListener;
+import org.hibernate.event.spi.PersistContext;
+import org.hibernate.event.spi.PersistEvent;
+import org.hibernate.event.spi.PersistEventListener;
+import org.hibernate.event.spi.PreDeleteEvent;
+import org.hibernate.event.spi.PreDeleteEventListener;
+import org.hibernate.event.spi.PreInsertEvent;
+import org.hibernate.event.spi.PreInsertEventListener;
+import org.hibernate.event.spi.PreUpdateEvent;
+import org.hibernate.event.spi.PreUpdateEventListener;
+import org.hibernate.persister.entity.EntityPersister;
+import org.hibernate.proxy.HibernateProxy;
+
+/**
+ * Refuses writes that would put a row on the wrong shard, before Hibernate sends any SQL for them:
+ * a null shard key, a key owned by another shard than the session's, a changed key, and writes to
+ * reference tables through a one-shard session. persist/merge/remove are checked when called;
+ * inserts and updates reached by cascade or dirty checking are checked just before their SQL.
+ */
+final class ShardGuard implements PersistEventListener, MergeEventListener, DeleteEventListener,
+    PreInsertEventListener, PreUpdateEventListener, PreDeleteEventListener {
+  private static final long serialVersionUID = 1L;
+
+  private final transient Router router;
+  private final transient Supplier<ShardingModel> sharding;
+
+  ShardGuard(Router router, Supplier<ShardingModel> sharding) {
+    this.router = router;
+    this.sharding = sharding;
+  }
+
+  // --- operations, checked when the application calls them ------------------------------
+
+  @Override
+  public void onPersist(PersistEvent event) {
+    checkWrite(event.getObject(), event.getEntityName(), event.getSession(), "persist");
+  }
+
+  @Override
+  public void onPersist(PersistEvent event, PersistContext context) {
+    onPersist(event);
+  }
+
+  @Override
+  public void onMerge(MergeEvent event) {
+    checkWrite(event.getOriginal(), event.getEntityName(), event.getSession(), "merge");
+  }
+
+  @Override
+  public void onMerge(MergeEvent event, MergeContext context) {
+    onMerge(event);
+  }
+
+  @Override
+  public void onDelete(DeleteEvent event) {
+    Object entity = event.getObject();
+    ShardedEntity model = modelOf(entity, event.getEntityName());
+    if (model != null && model.reference() && !ReferenceWrites.allowed()) {
+      throw referenceWrite(model, "remove", event.getSession());
+    }
+  }
+
+  @Override
+  public void onDelete(DeleteEvent event, DeleteContext context) {
+    onDelete(event);
+  }
+
+  // --- SQL about to be sent: the backstop for cascades and dirty checking -----------------
+
+  @Override
+  public boolean onPreInsert(PreInsertEvent event) {
+    ShardedEntity model = sharding.get().byEntityName(event.getPersister().getEntityName());
+    if (model == null) {
+      return false;
+    }
+    if (model.reference()) {
+      if (ReferenceWrites.allowed()) {
+        return false;
+      }
+      throw referenceWrite(model, "insert", event.getSession());
+    }
+    Object key = model.keyIsIdentifier() ? event.getId()
+        : event.getState()[indexOf(event.getPersister(), model.keyAttribute())];
+    checkKey(model, key, event.getSession(), "insert");
+    ReadYourWritesTracking.wrote(model.readYourWrites());
+    return false;
+  }
+
+  @Override
+  public boolean onPreUpdate(PreUpdateEvent event) {
+    ShardedEntity model = sharding.get().byEntityName(event.getPersister().getEntityName());
+    if (model == null) {
+      return false;
+    }
+    if (model.reference()) {
+      if (ReferenceWrites.allowed()) {
+        return false;
+      }
+      throw referenceWrite(model, "update", event.getSession());
+    }
+    if (!model.keyIsIdentifier() && event.getOldState() != null) {
+      int index = indexOf(event.getPersister(), model.keyAttribute());
+      Object before = event.getOldState()[index];
+      Object after = event.getState()[index];
+      if (!Objects.equals(before, after)) {
+        throw new ShardKeyException("[ShardKeyChanged] " + model.simpleName() + "." + model.keyAttribute()
+            + " changed from " + before + " to " + after + " (id " + event.getId() + "). A shard key is immutable:"
+            + " the row lives on the shard of its key. Create a new " + model.simpleName()
+            + " under the new key and remove the old one instead. Nothing was written.");
+      }
+    }
+    ReadYourWritesTracking.wrote(model.readYourWrites());
+    return false;
+  }
+
+  @Override
+  public boolean onPreDelete(PreDeleteEvent event) {
+    ShardedEntity model = sharding.get().byEntityName(event.getPersister().getEntityName());
+    if (model != null && !model.reference()) {
+      ReadYourWritesTracking.wrote(model.readYourWrites());
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  private void checkWrite(Object entity, String entityName, SharedSessionContractImplementor session, String op) {
+    if (entity == null) {
+      return;
+    }
+    ShardedEntity model = modelOf(entity, entityName);
+    if (model == null) {
+      return;
+    }
+    if (model.reference()) {
+      if (ReferenceWrites.allowed()) {
+        return;
+      }
+      throw referenceWrite(model, op, session);
+    }
+    EntityPersister persister = session.getEntityPersister(model.entityName(), entity);
+    Object target = entity instanceof HibernateProxy proxy ? proxy.getHibernateLazyInitializer().getImplementation()
+        : entity;
+    Object key = model.keyIsIdentifier() ? persister.getIdentifier(target, session)
+        : persister.getPropertyValue(target, model.keyAttribute());
+    checkKey(model, key, session, op);
+  }
+
+  private void checkKey(ShardedEntity model, Object key, SharedSessionContractImplementor session, String op) {
+    String sessionShard = session.getTenantIdentifier();
+    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
+      throw new NoShardSelectedException("[NoShardSelected] Cannot " + op + " "
+          + model.simpleName() + ": this session was opened without a shard (no ShardContext was open and no shard"
+          + " was named), and " + model.simpleName() + " is sharded by " + model.keyAttribute() + ". Open the session"
+          + " by its key — shards.forKey(" + (key == null ? "key" : key) + ").inTransaction(...) — or open a"
+          + " ShardContext (shards.contextForKey(key)) before the session. Nothing was written.");
+    }
+    if (key == null) {
+      throw new ShardKeyException("[ShardKeyNull] Cannot " + op + " " + model.simpleName() + ": its shard key "
+          + model.simpleName() + "." + model.keyAttribute() + " is null. Set it before " + op
+          + " — it decides the shard the row lives on. Nothing was written.");
+    }
+    String owner = router.shardFor(key);
+    if (!owner.equals(sessionShard)) {
+      throw new ShardKeyException("[ShardKeyMismatch] Cannot " + op + " " + model.simpleName() + " with "
+          + model.keyAttribute() + " = " + key + " in a session on shard '" + sessionShard + "': that key belongs to"
+          + " shard '" + owner + "'. Open the session by its key — shards.forKey(" + key
+          + ").inTransaction(...) — so that the row lands where reads will look for it. Nothing was written.");
+    }
+  }
+
+  private ReferenceTableWriteException referenceWrite(ShardedEntity model, String op,
+      SharedSessionContractImplementor session) {
+    return new ReferenceTableWriteException("[ReferenceTableWrite] Cannot " + op + " " + model.simpleName()
+        + " in a session on shard '" + session.getTenantIdentifier() + "': it is a @ReferenceTable, copied to every"
+        + " shard, and a change through one shard would leave the copies different. Write reference tables through"
+        + " shards.referenceTables().inTransaction(...), which changes every shard in one atomic transaction. Nothing was written.");
+  }
+
+  private ShardedEntity modelOf(Object entity, String entityName) {
+    ShardingModel current = sharding.get();
+    if (entityName != null) {
+      ShardedEntity byName = current.byEntityName(entityName);
+      if (byName != null) {
+        return byName;
+      }
+    }
+    Class<?> type = entity instanceof HibernateProxy proxy ? proxy.getHibernateLazyInitializer().getPersistentClass()
+        : entity.getClass();
+    return current.byClass(type);
+  }
+}

@@ -1,0 +1,272 @@
+package io.shardwise.hibernate.internal.wiring;
+
+import io.shardwise.hibernate.globalindex.internal.GlobalIndexes;
+import io.shardwise.hibernate.internal.ShardPools;
+import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.internal.ShardingModel;
+import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.readwrite.Consistency;
+import io.shardwise.hibernate.readwrite.InMemoryPinStore;
+import io.shardwise.hibernate.readwrite.PinStore;
+import io.shardwise.hibernate.readwrite.internal.ReadPath;
+import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
+import io.shardwise.hibernate.readwrite.internal.SignedTokenConsistency;
+import io.shardwise.hibernate.routing.ControlDatabase;
+import io.shardwise.hibernate.routing.ControlDatabaseShardMapSource;
+import io.shardwise.hibernate.routing.ShardMap;
+import io.shardwise.hibernate.routing.ShardMapSource;
+import io.shardwise.hibernate.routing.ShardingStrategies;
+import io.shardwise.hibernate.routing.StaticShardMapSource;
+import io.shardwise.hibernate.routing.internal.Router;
+import io.shardwise.hibernate.scatter.internal.ScatterExecutor;
+import io.shardwise.hibernate.scatter.internal.ScatterPlanner;
+import io.shardwise.hibernate.transaction.internal.CrossShardService;
+import io.shardwise.hibernate.transaction.internal.ShardAccess;
+import java.sql.Connection;
+import java.util.function.Consumer;
+import org.hibernate.event.service.spi.EventListenerRegistry;
+import org.hibernate.event.spi.EventType;
+
+/**
+ * The one place Shardwise's components are built and connected, for one session factory. Each
+ * component is given only what it uses:
+ *
+ * <ul>
+ *   <li>{@link Router}: the shard map source and the strategy factory;</li>
+ *   <li>{@link ShardPools} (primaries): the configuration and the router's current map;</li>
+ *   <li>{@link ReadPath} (replicas, their selector and monitor): the configuration, the primaries
+ *       and the router's current map;</li>
+ *   <li>{@link ReadYourWritesPins} and {@link Consistency}: the pin store;</li>
+ *   <li>{@link GlobalIndexes} and the {@link ShardGuard}: the router, the primaries and the sharding
+ *       model;</li>
+ *   <li>{@link CrossShardService}: a {@link ShardAccess} (router + primaries);</li>
+ *   <li>{@link ScatterExecutor}: started on first use.</li>
+ * </ul>
+ *
+ * The connection provider builds this when Hibernate configures it and hands it out through
+ * {@code unwrap(ShardwiseComponents.class)}; no public API type returns it.
+ */
+public final class ShardwiseComponents implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("io.shardwise");
+
+  private final ShardwiseConfig config;
+  private final ControlDatabase control;
+  private final ShardMapSource maps;
+  private final Router router;
+  private final ShardPools pools;
+  private final ThreadLocal<String> schemaTarget = new ThreadLocal<>();
+  private volatile ShardingModel model;
+  private final ReadPath readPath;
+  private final PinStore pinStore = new InMemoryPinStore();
+  private final ReadYourWritesPins pins;
+  private final Consistency consistency;
+  private final GlobalIndexes globalIndexes;
+  private volatile CrossShardService crossShard;
+  private ScatterExecutor scatterExecutor;
+
+  private ShardwiseComponents(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
+    this.config = config;
+    this.control = control;
+    this.maps = maps;
+    this.router = Router.following(maps, map -> ShardingStrategies.build(config.strategy(), map),
+        config.unitName());
+    this.pools = new ShardPools(config, router::map);
+    this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
+    this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),
+        config.unitName(), config.pinTtlMs());
+    this.globalIndexes = new GlobalIndexes(router, pools, this::model);
+    this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable);
+  }
+
+  public static ShardwiseComponents start(ShardwiseConfig config) {
+    if (config.controlUrl() == null) {
+      return new ShardwiseComponents(config, null, new StaticShardMapSource(config.staticMap()));
+    }
+    ControlDatabase control = new ControlDatabase(config.controlUrl(), config.user(), config.password());
+    if (config.controlInitialize()) {
+      control.createSchema();
+      control.initialize(config.staticMap());
+    }
+    ShardMapSource source = ControlDatabaseShardMapSource.builder(control).start();
+    ShardwiseComponents components;
+    try {
+      components = new ShardwiseComponents(config, control, source);
+    } catch (RuntimeException e) {
+      source.close();
+      throw e;
+    }
+    try {
+      components.crossShard = CrossShardService.startIfConfigured(config, components.shardAccess());
+    } catch (RuntimeException e) {
+      components.close();
+      throw e;
+    }
+    return components;
+  }
+
+  private ShardAccess shardAccess() {
+    return new ShardAccess() {
+      @Override
+      public String shardFor(Object key) {
+        return router.shardFor(key);
+      }
+
+      @Override
+      public ShardMap shardMap() {
+        return router.map();
+      }
+
+      @Override
+      public Connection primaryConnection(String shardId) {
+        return pools.primary(shardId);
+      }
+
+      @Override
+      public String unitName() {
+        return config.unitName();
+      }
+    };
+  }
+
+  public ShardwiseConfig config() {
+    return config;
+  }
+
+  public Router router() {
+    return router;
+  }
+
+  public ShardPools pools() {
+    return pools;
+  }
+
+  /** A connection for a session opened without a shard: reference tables only (see {@link ReadPath#noShardConnection}). */
+  public Connection noShardConnection() {
+    return readPath.noShardConnection(model());
+  }
+
+  public ReadPath readPath() {
+    return readPath;
+  }
+
+  public ReadYourWritesPins pins() {
+    return pins;
+  }
+
+  public Consistency consistency() {
+    return consistency;
+  }
+
+  /** The control database, or null for a static map. */
+  public ControlDatabase controlDatabase() {
+    return control;
+  }
+
+  /** Cross-shard transactions (two-phase commit, sagas); fails with the setting to add when there is no control database. */
+  public CrossShardService crossShard(String what) {
+    CrossShardService service = crossShard;
+    if (service == null) {
+      throw CrossShardService.notConfigured(config, what);
+    }
+    return service;
+  }
+
+  /** The {@code @GlobalIndex} lookup tables: maintained by event listeners, read by {@code findBy}. */
+  public GlobalIndexes globalIndexes() {
+    return globalIndexes;
+  }
+
+  /** The scatter-gather thread pool, started on first use so that session factories that never scatter pay nothing. */
+  public synchronized ScatterExecutor scatterExecutor() {
+    if (scatterExecutor == null) {
+      scatterExecutor = ScatterExecutor.forUnit(config.unitName(),
+          config.scatter().threadsFor(router.map().shards().size()));
+    }
+    return scatterExecutor;
+  }
+
+  /** Where a scatter query finds an entity class: a reference table, a co-location group, or nowhere (null). */
+  public String scatterPlacement(Class<?> type) {
+    ShardedEntity entity = model().byClass(type);
+    return entity == null ? null : entity.reference() ? ScatterPlanner.REFERENCE : entity.group();
+  }
+
+  // ---- the session factory's model and listeners, installed by the integrator ----------------
+
+  public void installModel(ShardingModel model) {
+    this.model = model;
+  }
+
+  public ShardingModel model() {
+    ShardingModel m = model;
+    if (m == null) {
+      throw new IllegalStateException("The sharding model is not installed yet: the session factory has not"
+          + " finished starting (is io.shardwise.hibernate.spi.ShardwiseIntegrator on the classpath?)");
+    }
+    return m;
+  }
+
+  private String entityOfTable(String table) {
+    ShardingModel m = model;
+    return m == null ? null : m.entityOfTable(table);
+  }
+
+  /**
+   * The write guard first (so that nothing reaches the database for a refused write), the global
+   * indexes after it (index rows are written only for writes it let through).
+   */
+  public void registerListeners(EventListenerRegistry listeners, org.hibernate.SessionFactory sessionFactory) {
+    ShardGuard guard = new ShardGuard(router, this::model);
+    listeners.prependListeners(EventType.PERSIST, guard);
+    listeners.prependListeners(EventType.PERSIST_ONFLUSH, guard);
+    listeners.prependListeners(EventType.MERGE, guard);
+    listeners.prependListeners(EventType.DELETE, guard);
+    listeners.prependListeners(EventType.PRE_INSERT, guard);
+    listeners.prependListeners(EventType.PRE_UPDATE, guard);
+    listeners.prependListeners(EventType.PRE_DELETE, guard);
+
+    globalIndexes.bind(sessionFactory);
+    listeners.appendListeners(EventType.PRE_INSERT, globalIndexes);
+    listeners.appendListeners(EventType.PRE_UPDATE, globalIndexes);
+    listeners.appendListeners(EventType.POST_COMMIT_UPDATE, globalIndexes);
+    listeners.appendListeners(EventType.POST_COMMIT_DELETE, globalIndexes);
+  }
+
+  // ---- schema management: Hibernate's "any connection" pointed at one shard at a time ---------
+
+  public Connection anyConnection() {
+    String target = schemaTarget.get();
+    return pools.primary(target != null ? target : router.map().shards().keySet().iterator().next());
+  }
+
+  /** Runs {@code work} once per shard with Hibernate's "any connection" pointing at that shard. */
+  public void onEveryShard(Consumer<String> work) {
+    for (String shardId : router.map().shards().keySet()) {
+      schemaTarget.set(shardId);
+      try {
+        work.accept(shardId);
+      } finally {
+        schemaTarget.remove();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (crossShard != null) {
+      crossShard.close();
+    }
+    synchronized (this) {
+      if (scatterExecutor != null) {
+        scatterExecutor.close();
+      }
+    }
+    readPath.close();
+    try {
+      maps.close();
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "Closing the shard map source failed: " + e.getMessage());
+    }
+    pools.close();
+  }
+}

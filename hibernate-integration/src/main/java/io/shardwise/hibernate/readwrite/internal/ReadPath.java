@@ -1,0 +1,222 @@
+package io.shardwise.hibernate.readwrite.internal;
+
+import io.shardwise.hibernate.NoShardSelectedException;
+import io.shardwise.hibernate.ShardUnavailableException;
+import io.shardwise.hibernate.internal.ShardPools;
+import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.internal.ShardingModel;
+import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.readwrite.Pin;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.routing.ShardMap;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Where read-only sessions get their connections: a healthy replica that satisfies the thread's
+ * read-your-writes requirement (waiting for one at most the pin's bound), else the primary. Either
+ * way the connection refuses row locks. Owns the replicas' pools, the selector that balances them,
+ * and the monitor that keeps their health and replay positions current.
+ */
+public final class ReadPath implements AutoCloseable {
+  private final ShardPools primaries;
+  private final Supplier<ShardMap> maps;
+  private final ReplicaPools replicas;
+  private final ReplicaSelector selector;
+  private final ReplicaMonitor monitor;
+  private final Function<String, String> entityOfTable;
+  private final LongAdder replicaReads = new LongAdder();
+  private final LongAdder primaryReads = new LongAdder();
+  private final AtomicInteger noShardTurn = new AtomicInteger();
+
+  private ReadPath(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
+      Function<String, String> entityOfTable) {
+    this.primaries = primaries;
+    this.maps = maps;
+    this.entityOfTable = entityOfTable;
+    this.replicas = new ReplicaPools(config, primaries::retire);
+    this.selector = ReplicaSelector.of(config.leastOutstanding());
+    this.monitor = new ReplicaMonitor(config, primaries, replicas, maps);
+  }
+
+  /**
+   * Builds the read path and checks every replica once, so that replicas serve from the first read.
+   *
+   * @param entityOfTable names the entity of a table in row-lock refusals (null when unknown)
+   */
+  public static ReadPath start(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
+      Function<String, String> entityOfTable) {
+    ReadPath path = new ReadPath(config, primaries, maps, entityOfTable);
+    path.monitor.start();
+    return path;
+  }
+
+  /** A connection for a read-only session on {@code shardId}. */
+  public Connection connection(String shardId) {
+    ShardMap map = maps.get();
+    Pin requirement = ReadYourWritesTracking.readRequirement();
+    List<ReplicaNode> nodes = replicas.of(map, shardId);
+    if (!nodes.isEmpty() && (requirement == null || requirement.primaryUntilMillis() <= System.currentTimeMillis())) {
+      long minLsn = requirement == null ? 0 : requirement.minLsn();
+      long maxWait = requirement == null ? 0 : requirement.maxWaitMillis();
+      Connection replica = replicaConnection(nodes, minLsn, maxWait);
+      if (replica != null) {
+        replicaReads.increment();
+        return replica;
+      }
+    }
+    primaryReads.increment();
+    return ReadOnlyConnection.wrap(primaries.primary(map, shardId), null, shardId, entityOfTable);
+  }
+
+  /**
+   * A connection for a session opened without a shard: reference tables are on every shard, so
+   * any healthy one serves them — shards are taken in turn, a replica first. Every statement is
+   * checked before it is sent: one on a sharded entity's table is refused with
+   * {@link NoShardSelectedException}.
+   */
+  public Connection noShardConnection(ShardingModel model) {
+    List<String> shardIds = List.copyOf(maps.get().shards().keySet());
+    int start = Math.floorMod(noShardTurn.getAndIncrement(), shardIds.size());
+    ShardUnavailableException firstFailure = null;
+    for (int i = 0; i < shardIds.size(); i++) {
+      String shardId = shardIds.get((start + i) % shardIds.size());
+      try {
+        return ReadOnlyConnection.alsoChecking(connection(shardId), sql -> refuseShardedTable(model, sql));
+      } catch (ShardUnavailableException e) {
+        if (firstFailure == null) {
+          firstFailure = e;
+        } else {
+          firstFailure.addSuppressed(e);
+        }
+      }
+    }
+    throw firstFailure;
+  }
+
+  private static void refuseShardedTable(ShardingModel model, String sql) {
+    for (String table : RowLocks.writtenOrReadTables(sql)) {
+      String simpleName = model.entityOfTable(table);
+      if (simpleName == null) {
+        continue;
+      }
+      for (ShardedEntity entity : model.entities()) {
+        if (!entity.reference() && entity.simpleName().equals(simpleName)) {
+          throw new NoShardSelectedException("[NoShardSelected] " + simpleName + " (table " + table + ") is sharded by "
+              + simpleName + "." + entity.keyAttribute() + ", but this session was opened without a shard: no"
+              + " ShardContext was open and no shard was named. Choose the shard before the session opens — try (var"
+              + " scope = shards.contextForKey(key)) { ... } around the unit of work, or"
+              + " shards.forKey(key).inTransaction(...). Sessions without a shard read @ReferenceTable entities only."
+              + " Nothing was sent.");
+        }
+      }
+    }
+  }
+
+  private Connection replicaConnection(List<ReplicaNode> nodes, long minLsn, long maxWaitMillis) {
+    ReplicaNode chosen = selector.choose(nodes, minLsn);
+    boolean mustVerify = false;
+    if (chosen == null && minLsn != 0 && maxWaitMillis > 0) {
+      // only a read allowed to wait asks a replica directly; the others trust the monitor's view
+      // rather than pay a replica round trip before going to the primary anyway
+      chosen = selector.choose(nodes, 0);
+      mustVerify = true;
+    }
+    if (chosen == null) {
+      return null;
+    }
+    Connection c;
+    try {
+      c = chosen.borrow();
+    } catch (SQLException e) {
+      chosen.markUnhealthy("no connection: " + e.getMessage());
+      return null;
+    }
+    if (mustVerify && !caughtUp(chosen, c, minLsn, maxWaitMillis)) {
+      release(chosen, c);
+      return null;
+    }
+    return ReadOnlyConnection.wrap(c, chosen, chosen.shardId, entityOfTable);
+  }
+
+  /** The monitor's view may be a few milliseconds old: ask the replica itself, waiting at most the bound. */
+  private static boolean caughtUp(ReplicaNode replica, Connection c, long minLsn, long maxWaitMillis) {
+    long deadline = System.nanoTime() + maxWaitMillis * 1_000_000;
+    try (Statement s = c.createStatement()) {
+      while (true) {
+        Object stamp = replica.replayStamp();
+        try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
+          rs.next();
+          String text = rs.getString(1);
+          long replay = text == null ? -1 : LsnText.parse(text);
+          replica.raiseReplayLsn(stamp, replay);
+          if (replay >= 0 && Long.compareUnsigned(replay, minLsn) >= 0) {
+            return true;
+          }
+        }
+        if (System.nanoTime() >= deadline) {
+          return false;
+        }
+        Thread.sleep(2);
+      }
+    } catch (SQLException e) {
+      replica.markUnhealthy("check failed: " + e.getMessage());
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Returns a connection from {@link #connection}; a replica's count of connections out goes down. */
+  public void release(Connection connection) throws SQLException {
+    ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
+    if (replica != null) {
+      replica.outstanding.decrementAndGet();
+    }
+    connection.close();
+  }
+
+  private static void release(ReplicaNode replica, Connection c) {
+    replica.outstanding.decrementAndGet();
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // returned to a pool that will validate it
+    }
+  }
+
+  /** What the replica monitor last saw of every replica. */
+  public List<ReplicaStatus> replicaStatus() {
+    ShardMap map = maps.get();
+    List<ReplicaStatus> all = new ArrayList<>();
+    for (String shardId : map.shards().keySet()) {
+      replicas.of(map, shardId).forEach(r -> all.add(r.status()));
+    }
+    return all;
+  }
+
+  /** Reads served so far: by replicas, and by primaries (no replica, none healthy or caught up, or a TIME pin). */
+  public long[] readCounts() {
+    return new long[] {replicaReads.sum(), primaryReads.sum()};
+  }
+
+  /** Runs a replica check now instead of waiting for the monitor's next round. */
+  public void checkReplicasNow() {
+    monitor.checkAll();
+  }
+
+  @Override
+  public void close() {
+    monitor.close();
+    replicas.close();
+  }
+}

@@ -1,0 +1,198 @@
+package io.shardwise.hibernate.readwrite.internal;
+
+import io.shardwise.hibernate.internal.jdbc.DriverConnections;
+import io.shardwise.hibernate.internal.ShardPools;
+import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.routing.ShardMap;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Checks every replica on a fixed interval, on one daemon thread, over its own connection (not
+ * the pool's, which may be exhausted): replay position, replay paused or not, and the commit time
+ * of the last replayed transaction; and each primary's WAL position. A replica that does not
+ * answer, has replay paused, or lags past the configured bytes or time leaves the rotation; it
+ * comes back at the first check that finds it healthy.
+ *
+ * <p>A replay position lower than the last one is believed, not ignored: the server behind the
+ * URL was rebuilt or restored from an older backup, and what the old one had replayed says nothing
+ * about it. The monitor's connection to a replica that left the shard map is closed.
+ */
+final class ReplicaMonitor implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("io.shardwise");
+
+  private final ShardwiseConfig config;
+  private final ShardPools pools;
+  private final ReplicaPools replicas;
+  private final Supplier<ShardMap> maps;
+  private final ScheduledExecutorService scheduler;
+  private final Map<ReplicaNode, Connection> connections = new HashMap<>();
+
+  ReplicaMonitor(ShardwiseConfig config, ShardPools pools, ReplicaPools replicas, Supplier<ShardMap> maps) {
+    this.config = config;
+    this.pools = pools;
+    this.replicas = replicas;
+    this.maps = maps;
+    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "shardwise-replica-monitor-" + config.unitName());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Checks once now (so replicas serve from the first read), then every interval. */
+  void start() {
+    checkAll();
+    scheduler.scheduleWithFixedDelay(this::checkAll, config.replicaMonitorIntervalMs(),
+        config.replicaMonitorIntervalMs(), TimeUnit.MILLISECONDS);
+  }
+
+  synchronized void checkAll() {
+    try {
+      ShardMap map = maps.get();
+      Set<ReplicaNode> inMap = new HashSet<>();
+      for (String shardId : map.shards().keySet()) {
+        List<ReplicaNode> nodes = replicas.of(map, shardId);
+        inMap.addAll(nodes);
+        if (nodes.isEmpty()) {
+          continue;
+        }
+        long primaryLsn = primaryLsn(map, shardId);
+        for (ReplicaNode replica : nodes) {
+          check(replica, primaryLsn);
+        }
+      }
+      for (ReplicaNode replica : List.copyOf(connections.keySet())) {
+        if (!inMap.contains(replica)) {
+          closeConnection(replica);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "Replica check failed: " + e);
+    }
+  }
+
+  private long primaryLsn(ShardMap map, String shardId) {
+    try (Connection c = pools.primary(map, shardId); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+      rs.next();
+      return LsnText.parse(rs.getString(1));
+    } catch (SQLException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private void check(ReplicaNode replica, long primaryLsn) {
+    long now = System.currentTimeMillis();
+    try {
+      Connection c = connection(replica);
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+          "SELECT pg_last_wal_replay_lsn()::text, pg_is_wal_replay_paused(),"
+              + " (extract(epoch from (clock_timestamp() - pg_last_xact_replay_timestamp())) * 1000)::bigint")) {
+        rs.next();
+        String lsnText = rs.getString(1);
+        boolean paused = rs.getBoolean(2);
+        long sinceReplay = rs.getLong(3);
+        boolean sinceKnown = !rs.wasNull();
+        long replay = lsnText == null ? -1 : LsnText.parse(lsnText);
+        long before = replica.monitorReplayLsn;
+        if (replay >= 0 && before >= 0 && Long.compareUnsigned(replay, before) < 0) {
+          LOG.log(System.Logger.Level.WARNING, "Replica {0} of shard {1} has replayed up to {2}, behind the {3} it"
+              + " reported before: rebuilt or restored behind the same URL; its earlier progress no longer counts",
+              JdbcUrls.redact(replica.url), replica.shardId, LsnText.format(replay), LsnText.format(before));
+          replica.caughtUpAt = 0;
+        }
+        replica.monitorReplayLsn = replay;
+        replica.replayedTo(replay);
+        long lagBytes = primaryLsn < 0 || replay < 0 ? -1 : Math.max(0, primaryLsn - replay);
+        // The age of the last replayed commit overstates lag after a quiet spell (nothing to replay
+        // is not lag): once behind, the replica is at most as late as its last caught-up check.
+        if (lagBytes == 0) {
+          replica.caughtUpAt = now;
+        }
+        long lagMillis = lagBytes == 0 ? 0
+            : !sinceKnown ? -1
+            : replica.caughtUpAt > 0 ? Math.min(Math.max(0, sinceReplay), now - replica.caughtUpAt)
+            : Math.max(0, sinceReplay);
+        replica.lagBytes = lagBytes;
+        replica.lagMillis = lagMillis;
+        replica.checkedAt = now;
+        String problem = paused ? "replay paused"
+            : replay < 0 ? "not a streaming replica (no replay position)"
+            : lagBytes > config.replicaMaxLagBytes() ? "lags " + lagBytes + " bytes (limit " + config.replicaMaxLagBytes() + ")"
+            : lagMillis > config.replicaMaxLagMs() ? "lags " + lagMillis + " ms (limit " + config.replicaMaxLagMs() + ")"
+            : null;
+        if (problem == null) {
+          if (!replica.healthy) {
+            LOG.log(System.Logger.Level.INFO, "Replica {0} of shard {1} is back in rotation", JdbcUrls.redact(replica.url),
+                replica.shardId);
+          }
+          replica.reason = "ok";
+          replica.healthy = true;
+        } else {
+          takeOut(replica, problem);
+        }
+      }
+    } catch (SQLException e) {
+      closeConnection(replica);
+      replica.checkedAt = now;
+      takeOut(replica, "unreachable: " + e.getMessage());
+    }
+  }
+
+  private void takeOut(ReplicaNode replica, String why) {
+    if (replica.healthy) {
+      LOG.log(System.Logger.Level.WARNING, "Replica {0} of shard {1} leaves rotation: {2}", JdbcUrls.redact(replica.url),
+          replica.shardId, why);
+    }
+    replica.markUnhealthy(why);
+  }
+
+  private Connection connection(ReplicaNode replica) throws SQLException {
+    Connection c = connections.get(replica);
+    if (c != null && !c.isClosed()) {
+      return c;
+    }
+    long timeout = Math.max(1, config.replicaConnectionTimeoutMs() / 1000);
+    c = DriverConnections.open(replica.url, config.user(), config.password(), "shardwise-replica-monitor",
+        DriverConnections.timeouts(timeout, Math.max(2, timeout * 2)));
+    connections.put(replica, c);
+    return c;
+  }
+
+  private void closeConnection(ReplicaNode replica) {
+    Connection c = connections.remove(replica);
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // already broken
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    scheduler.shutdownNow();
+    try {
+      scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    synchronized (this) {
+      List.copyOf(connections.keySet()).forEach(this::closeConnection);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.shardwise.hibernate.routing.internal;
+
+import io.shardwise.hibernate.ShardKeyException;
+import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.routing.ShardMap;
+import io.shardwise.hibernate.routing.ShardMapSource;
+import io.shardwise.hibernate.routing.ShardingStrategy;
+import java.util.function.Function;
+
+/**
+ * Key → shard for one session factory: the shard map and the strategy built on it, held as one
+ * immutable pair behind one volatile field, so that a routing decision never sees the map of one
+ * version with the strategy of another. A new map from the {@link ShardMapSource} swaps the pair
+ * whole; a map the strategy cannot route is refused and the old pair stays.
+ *
+ * <p>{@link #shardFor(long)} is the fast path for integral keys: one volatile read and the
+ * strategy's arithmetic, no boxing, no allocation.
+ */
+public final class Router {
+  private static final System.Logger LOG = System.getLogger("io.shardwise");
+
+  /** A map and the strategy built from it: one volatile read gives a consistent pair. */
+  private record Routing(ShardMap map, ShardingStrategy strategy) {}
+
+  private final Function<ShardMap, ShardingStrategy> strategies;
+  private final String unitName;
+  private volatile Routing routing;
+
+  private Router(Function<ShardMap, ShardingStrategy> strategies, String unitName) {
+    this.strategies = strategies;
+    this.unitName = unitName;
+  }
+
+  /**
+   * A router that follows {@code source}. It registers its listener <em>before</em> it reads the
+   * source's current map, so that a map published in between is delivered to the listener instead
+   * of being lost; a snapshot older than the one already installed is ignored, so the two paths
+   * cannot race each other back to an older version.
+   *
+   * @param strategies builds the strategy for a map; an {@link IllegalArgumentException} means the
+   *     map cannot be routed (refused at start-up, logged and skipped later)
+   * @throws ShardingConfigurationException if the current map cannot be routed
+   */
+  public static Router following(ShardMapSource source, Function<ShardMap, ShardingStrategy> strategies,
+      String unitName) {
+    Router router = new Router(strategies, unitName);
+    source.addListener(router::onNewMap);
+    router.install(source.current());
+    return router;
+  }
+
+  /** The shard that owns {@code key}. */
+  public String shardFor(Object key) {
+    if (key == null) {
+      throw new ShardKeyException("A shard key is null: every sharded entity needs its @ShardKey value set,"
+          + " and routing by key needs a non-null key");
+    }
+    try {
+      return routing.strategy().shardFor(key);
+    } catch (IllegalArgumentException e) {
+      throw new ShardKeyException(e.getMessage(), e);
+    }
+  }
+
+  /** The shard that owns an integral key, without boxing it. */
+  public String shardFor(long key) {
+    try {
+      return routing.strategy().shardFor(key);
+    } catch (IllegalArgumentException e) {
+      throw new ShardKeyException(e.getMessage(), e);
+    }
+  }
+
+  /** The shard map routing uses now. */
+  public ShardMap map() {
+    return routing.map();
+  }
+
+  private synchronized void install(ShardMap map) {
+    Routing current = routing;
+    if (current != null && map.version() < current.map().version()) {
+      return;
+    }
+    try {
+      routing = new Routing(map, strategies.apply(map));
+    } catch (IllegalArgumentException e) {
+      throw new ShardingConfigurationException("Shardwise configuration of persistence unit '" + unitName
+          + "': " + e.getMessage(), e);
+    }
+  }
+
+  private void onNewMap(ShardMap map) {
+    try {
+      install(map);
+      LOG.log(System.Logger.Level.INFO, "Persistence unit ''{0}'' routes with shard map version {1}", unitName,
+          routing.map().version());
+    } catch (RuntimeException e) {
+      Routing kept = routing;
+      LOG.log(System.Logger.Level.ERROR, "Persistence unit '" + unitName + "' keeps shard map version "
+          + (kept == null ? "(none yet)" : kept.map().version()) + ": version " + map.version()
+          + " cannot be routed: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,303 @@
+package io.shardwise.hibernate.scatter.internal;
+
+import io.shardwise.hibernate.ShardwiseSettings;
+import io.shardwise.hibernate.internal.query.QueryGuard;
+import io.shardwise.hibernate.scatter.ScatterGatherException;
+import io.shardwise.hibernate.scatter.ScatterQuery;
+import io.shardwise.hibernate.scatter.ScatterResult;
+import io.shardwise.hibernate.scatter.ScatterRowLimitException;
+import io.shardwise.hibernate.scatter.ShardFailurePolicy;
+import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.SortKey;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.hibernate.ScrollMode;
+import org.hibernate.ScrollableResults;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.query.SelectionQuery;
+
+/** {@link ScatterQuery} planned from Hibernate's model of the query and fanned out on the {@link ScatterExecutor}. */
+public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
+  private static final String AFTER_PARAMETER = "shardwise_after_";
+
+  private final ScatterContext context;
+  private final String hql;
+  private final Class<T> resultType;
+  private final Map<String, Object> named = new LinkedHashMap<>();
+  private final Map<Integer, Object> positional = new LinkedHashMap<>();
+  private int firstResult = -1;
+  private int maxResults = -1;
+  private Duration deadline = DEFAULT_DEADLINE;
+  private ShardFailurePolicy policy = ShardFailurePolicy.FAIL;
+  private Object[] after;
+
+  ParallelScatterQuery(ScatterContext context, String hql, Class<T> resultType) {
+    this.context = context;
+    this.hql = hql;
+    this.resultType = resultType;
+  }
+
+  @Override
+  public ScatterQuery<T> setParameter(String name, Object value) {
+    named.put(name, value);
+    return this;
+  }
+
+  @Override
+  public ScatterQuery<T> setParameter(int position, Object value) {
+    positional.put(position, value);
+    return this;
+  }
+
+  @Override
+  public ScatterQuery<T> setFirstResult(int firstResult) {
+    if (firstResult < 0) {
+      throw new IllegalArgumentException("setFirstResult(" + firstResult + "): must be 0 or more");
+    }
+    this.firstResult = firstResult;
+    return this;
+  }
+
+  @Override
+  public ScatterQuery<T> setMaxResults(int maxResults) {
+    if (maxResults < 0) {
+      throw new IllegalArgumentException("setMaxResults(" + maxResults + "): must be 0 or more");
+    }
+    this.maxResults = maxResults;
+    return this;
+  }
+
+  @Override
+  public ScatterQuery<T> deadline(Duration deadline) {
+    if (deadline == null || deadline.isNegative() || deadline.isZero()) {
+      throw new IllegalArgumentException("deadline(" + deadline + "): must be positive");
+    }
+    this.deadline = deadline;
+    return this;
+  }
+
+  @Override
+  public ScatterQuery<T> onShardFailure(ShardFailurePolicy policy) {
+    this.policy = java.util.Objects.requireNonNull(policy, "policy");
+    return this;
+  }
+
+  @Override
+  public ScatterQuery<T> after(Object... lastSortKey) {
+    if (lastSortKey == null || lastSortKey.length == 0) {
+      throw new IllegalArgumentException("after(...) needs the ORDER BY values of the last row seen");
+    }
+    for (int i = 0; i < lastSortKey.length; i++) {
+      if (lastSortKey[i] == null) {
+        throw new IllegalArgumentException("after(...): value " + (i + 1) + " is null; keyset pagination needs"
+            + " non-null sort keys");
+      }
+    }
+    this.after = lastSortKey.clone();
+    return this;
+  }
+
+  @Override
+  public List<T> getResultList() {
+    return getResult().rows();
+  }
+
+  @Override
+  public ScatterResult<T> getResult() {
+    long started = System.nanoTime();
+    long deadlineNanos = started + deadline.toNanos();
+    ScatterPlan plan = ScatterPlanner.plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
+        context.placement());
+    boolean single = plan.selectionCount() == 1 && resultType != Object[].class;
+    if (!single && resultType != Object[].class && resultType != Object.class) {
+      throw new IllegalArgumentException("[" + hql + "] selects " + plan.selectionCount() + " values: ask for"
+          + " Object[].class, not " + resultType.getName());
+    }
+    long offset = firstResult >= 0 ? firstResult : plan.offset();
+    long limit = maxResults >= 0 ? maxResults : plan.limit();
+    int maxRows = context.settings().maxRows();
+    checkPageFits(offset, limit, maxRows);
+
+    Map<String, Object> keysetParameters = new LinkedHashMap<>();
+    String keyset = after == null ? null : keysetPredicate(plan, keysetParameters);
+    // offset + limit <= maxRows <= Integer.MAX_VALUE, checked above
+    int perShardMax = plan.pushesDownLimit() && limit >= 0 ? (int) (offset + limit) : -1;
+    String shardHql = plan.shardHql(keyset);
+    RowBudget budget = new RowBudget(maxRows);
+
+    Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
+    for (String shardId : context.shardIds().get()) {
+      tasks.put(shardId, () -> runOnShard(shardId, shardHql, keysetParameters, perShardMax, deadlineNanos, budget));
+      if (plan.oneShard()) {
+        break; // reference tables only: every shard holds the same rows
+      }
+    }
+    ScatterExecutor.Outcome<List<Object[]>> outcome =
+        context.executor().get().run(tasks, deadlineNanos, policy == ShardFailurePolicy.FAIL);
+    for (Throwable error : outcome.errors().values()) {
+      ScatterRowLimitException overCap = causeOfType(error, ScatterRowLimitException.class);
+      if (overCap != null) {
+        // too many rows is the query's shape, not a lost shard: PARTIAL does not make it a smaller answer
+        throw new ScatterRowLimitException(overCap.getMessage(), overCap);
+      }
+    }
+    if (!outcome.missing().isEmpty() && policy == ShardFailurePolicy.FAIL) {
+      Throwable cause = outcome.errors().values().stream().findFirst().orElse(null);
+      throw new ScatterGatherException("Scatter query [" + hql + "] lost " + outcome.missing().size() + " of "
+          + tasks.size() + " shards under policy FAIL: " + outcome.missing().entrySet().stream()
+              .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining("; "))
+          + ". Bring the shard back, raise the deadline (" + deadline.toMillis() + " ms), or accept a partial"
+          + " result with onShardFailure(PARTIAL)", outcome.missing(), cause);
+    }
+    List<List<Object[]>> perShard = new ArrayList<>();
+    Map<String, Integer> shardRows = new LinkedHashMap<>();
+    for (String shardId : tasks.keySet()) {
+      List<Object[]> rows = outcome.results().get(shardId);
+      if (rows != null) {
+        perShard.add(rows);
+        shardRows.put(shardId, rows.size());
+      }
+    }
+    List<Object[]> merged = ScatterMerge.merge(plan, perShard, offset, limit);
+    List<T> rows = new ArrayList<>(merged.size());
+    for (Object[] row : merged) {
+      rows.add(resultType.cast(single ? row[0] : Arrays.copyOf(row, plan.selectionCount())));
+    }
+    Object[] last = null;
+    if (!plan.sortKeys().isEmpty() && !merged.isEmpty()) {
+      Object[] lastRow = merged.get(merged.size() - 1);
+      last = plan.sortKeys().stream().map(k -> lastRow[k.slot()]).toArray();
+    }
+    return new ScatterResult<>(List.copyOf(rows), Map.copyOf(outcome.missing()), Map.copyOf(outcome.times()), Map.copyOf(shardRows),
+        Duration.ofNanos(System.nanoTime() - started), last);
+  }
+
+  /**
+   * Refuses, before any SQL, a page that would make every shard send more than {@code maxRows}
+   * rows: each shard must send offset + limit of them for the merge to skip the offset.
+   */
+  private void checkPageFits(long offset, long limit, int maxRows) {
+    if (offset < 0 || limit < -1) {
+      throw new IllegalArgumentException("[" + hql + "]: offset " + offset + " and limit " + limit
+          + " must not be negative");
+    }
+    boolean fits = offset <= maxRows && (limit < 0 || limit <= maxRows - offset);
+    if (fits) {
+      return;
+    }
+    String page = limit < 0 ? "skips " + offset + " rows" : "skips " + offset + " rows and returns up to " + limit;
+    throw new ScatterRowLimitException("Scatter query [" + hql + "] " + page + ": every shard would have to send"
+        + " offset + limit rows, more than " + ShardwiseSettings.SCATTER_MAX_ROWS + " = " + maxRows + ". Page with"
+        + " after(lastSortKey) instead of an offset (keyset pagination: every page costs one page per shard),"
+        + " ask for fewer rows, or raise " + ShardwiseSettings.SCATTER_MAX_ROWS + ".");
+  }
+
+  /** The rows a query holds, summed over its shards, against {@code shardwise.scatter.max_rows}. */
+  private final class RowBudget {
+    private final int maxRows;
+    private final AtomicLong held = new AtomicLong();
+
+    RowBudget(int maxRows) {
+      this.maxRows = maxRows;
+    }
+
+    void takeOne(String shardId) {
+      if (held.incrementAndGet() > maxRows) {
+        throw new ScatterRowLimitException("Scatter query [" + hql + "] would hold more than "
+            + ShardwiseSettings.SCATTER_MAX_ROWS + " = " + maxRows + " rows in memory (the cap was reached while"
+            + " shard '" + shardId + "' sent its rows; the merge holds every row the shards send). Add a limit"
+            + " (setMaxResults or LIMIT), page with after(lastSortKey) (keyset pagination), narrow the WHERE"
+            + " clause, or raise " + ShardwiseSettings.SCATTER_MAX_ROWS + ".");
+      }
+    }
+  }
+
+  private static <E extends Throwable> E causeOfType(Throwable error, Class<E> type) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    return null;
+  }
+
+  private List<Object[]> runOnShard(String shardId, String shardHql, Map<String, Object> keysetParameters,
+      int perShardMax, long deadlineNanos, RowBudget budget) {
+    return context.reader().read(shardId, session -> {
+      long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+      if (leftMs <= 0) {
+        throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);
+      }
+      // the server cancels the statement at the deadline: a late shard stops working, not just being waited for
+      session.doWork(c -> {
+        try (Statement s = c.createStatement()) {
+          s.execute("SET LOCAL statement_timeout = " + leftMs);
+        }
+      });
+      return QueryGuard.bypass(() -> {
+        SelectionQuery<Object[]> query = session.createSelectionQuery(QueryGuard.scatterGather(shardHql), Object[].class);
+        named.forEach(query::setParameter);
+        positional.forEach(query::setParameter);
+        keysetParameters.forEach(query::setParameter);
+        if (perShardMax >= 0) {
+          query.setMaxResults(perShardMax);
+        }
+        // a server-side cursor: rows arrive fetch_size at a time and are counted as they come, so
+        // a shard with millions of matching rows is stopped at the cap, not after loading them all
+        query.setFetchSize(context.settings().fetchSize());
+        List<Object[]> rows = new ArrayList<>();
+        try (ScrollableResults<Object[]> cursor = query.scroll(ScrollMode.FORWARD_ONLY)) {
+          while (cursor.next()) {
+            budget.takeOne(shardId);
+            rows.add(cursor.get());
+          }
+        }
+        return rows;
+      });
+    });
+  }
+
+  /**
+   * Rows after the given key in the ORDER BY: for keys k1..kn, the OR over i of
+   * (k1 = v1 and ... and k(i-1) = v(i-1) and ki &gt; vi), with &lt; for descending keys.
+   */
+  private String keysetPredicate(ScatterPlan plan, Map<String, Object> parameters) {
+    List<SortKey> keys = plan.sortKeys();
+    if (!plan.pushesDownLimit() || keys.isEmpty()) {
+      throw new UnsupportedScatterQueryException("after(...) needs a query with an ORDER BY that is neither grouped"
+          + " nor aggregated; [" + hql + "] is not one. Instead: add ORDER BY ..., id and drop the grouping");
+    }
+    if (after.length != keys.size()) {
+      throw new IllegalArgumentException("after(...) got " + after.length + " values, but [" + hql + "] orders by "
+          + keys.size() + " (" + String.join(", ", plan.sortKeyHql()) + ")");
+    }
+    for (int i = 0; i < after.length; i++) {
+      parameters.put(AFTER_PARAMETER + i, after[i]);
+    }
+    List<String> alternatives = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      StringBuilder alt = new StringBuilder("(");
+      for (int j = 0; j < i; j++) {
+        alt.append(plan.sortKeyHql().get(j)).append(" = :").append(AFTER_PARAMETER).append(j).append(" and ");
+      }
+      alt.append(plan.sortKeyHql().get(i)).append(keys.get(i).descending() ? " < :" : " > :")
+          .append(AFTER_PARAMETER).append(i).append(')');
+      alternatives.add(alt.toString());
+    }
+    return String.join(" or ", alternatives);
+  }
+
+  @Override
+  public String toString() {
+    return "ScatterQuery[" + hql + "]";
+  }
+}

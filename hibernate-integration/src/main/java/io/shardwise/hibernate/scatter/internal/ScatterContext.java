@@ -1,0 +1,31 @@
+package io.shardwise.hibernate.scatter.internal;
+
+import io.shardwise.hibernate.internal.ShardwiseConfig;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.hibernate.Session;
+import org.hibernate.SessionFactory;
+
+/**
+ * What scatter queries need from the rest of Shardwise, and nothing more.
+ *
+ * @param placement for an entity class: {@link ScatterPlanner#REFERENCE}, its co-location group, or
+ *     null when it is not sharded (see {@link ScatterPlanner#plan(org.hibernate.engine.spi.SessionFactoryImplementor,
+ *     String, Function)})
+ * @param shardIds the shards of the current shard map
+ * @param executor the fan-out pool, started on first use
+ * @param reader runs one shard's part in a read-only transaction on that shard
+ * @param settings {@code shardwise.scatter.*}: the row cap and the cursor's fetch size
+ */
+public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
+    Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
+    ShardwiseConfig.Scatter settings) {
+
+  /** Runs {@code work} in a read-only transaction on one shard. */
+  @FunctionalInterface
+  public interface ShardReader {
+    List<Object[]> read(String shardId, Function<Session, List<Object[]>> work);
+  }
+}

@@ -1,0 +1,261 @@
+package io.shardwise.hibernate.scatter.internal;
+
+import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Column;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Merge;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Slot;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.SortKey;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+
+/**
+ * Merges per-shard rows (laid out as {@link ScatterPlan#columns()}) into final rows (laid out as
+ * {@link ScatterPlan#slots()}), then applies OFFSET and LIMIT.
+ *
+ * <p>Ordered plain rows are merged by a k-way merge: a priority queue holds the head row of each
+ * shard's (already sorted) list, and the merge stops as soon as offset + limit rows are out, so
+ * the work is proportional to the page, not to what the shards returned. Aggregates are folded
+ * column by column: counts and sums add up, minimums and maximums compare, an average is its
+ * summed sum over its summed count. Values are compared with their natural Java order, which is
+ * PostgreSQL's for numbers, dates and times, and for text under the "C" collation.
+ */
+public final class ScatterMerge {
+  private ScatterMerge() {}
+
+  /**
+   * @param perShard each shard's rows, in shard order
+   * @param offset rows to skip after merging
+   * @param limit rows to return at most, or -1
+   */
+  public static List<Object[]> merge(ScatterPlan plan, List<List<Object[]>> perShard, long offset, long limit) {
+    return switch (plan.shape()) {
+      case ROWS -> cut(stream(plan, perShard), offset, limit, false);
+      case DISTINCT_ROWS -> cut(stream(plan, perShard), offset, limit, true);
+      case AGGREGATE, GROUPED -> {
+        List<Object[]> groups = regroup(plan, perShard);
+        if (!plan.sortKeys().isEmpty()) {
+          groups.sort(comparator(plan.sortKeys()));
+        }
+        yield cut(groups.iterator(), offset, limit, false);
+      }
+    };
+  }
+
+  /** The rows of all shards in the plan's order: a k-way merge when it has one, else concatenated. */
+  private static Iterator<Object[]> stream(ScatterPlan plan, List<List<Object[]>> perShard) {
+    if (plan.sortKeys().isEmpty()) {
+      return perShard.stream().flatMap(List::stream).iterator();
+    }
+    return new KWayMerge(perShard, comparator(plan.sortKeys()));
+  }
+
+  private static List<Object[]> cut(Iterator<Object[]> rows, long offset, long limit, boolean distinct) {
+    List<Object[]> out = new ArrayList<>();
+    Set<List<Object>> seen = distinct ? new HashSet<>() : null;
+    long skipped = 0;
+    while (rows.hasNext() && (limit < 0 || out.size() < limit)) {
+      Object[] row = rows.next();
+      if (seen != null && !seen.add(key(row, row.length))) {
+        continue;
+      }
+      if (skipped < offset) {
+        skipped++;
+        continue;
+      }
+      out.add(row);
+    }
+    return out;
+  }
+
+  /** Streams the merged order of several sorted lists, holding one head row per list. */
+  static final class KWayMerge implements Iterator<Object[]> {
+    private record Head(Object[] row, int shard, Iterator<Object[]> rest) {}
+
+    private final PriorityQueue<Head> heads;
+
+    KWayMerge(List<List<Object[]>> sortedLists, Comparator<Object[]> order) {
+      // ties go to the lower shard index, so the merge is deterministic
+      heads = new PriorityQueue<>(Math.max(1, sortedLists.size()),
+          Comparator.comparing(Head::row, order).thenComparingInt(Head::shard));
+      for (int i = 0; i < sortedLists.size(); i++) {
+        Iterator<Object[]> it = sortedLists.get(i).iterator();
+        if (it.hasNext()) {
+          heads.add(new Head(it.next(), i, it));
+        }
+      }
+    }
+
+    @Override
+    public boolean hasNext() {
+      return !heads.isEmpty();
+    }
+
+    @Override
+    public Object[] next() {
+      Head head = heads.poll();
+      if (head == null) {
+        throw new java.util.NoSuchElementException();
+      }
+      if (head.rest().hasNext()) {
+        heads.add(new Head(head.rest().next(), head.shard(), head.rest()));
+      }
+      return head.row();
+    }
+  }
+
+  // ---- aggregates ----------------------------------------------------------------------------
+
+  private static List<Object[]> regroup(ScatterPlan plan, List<List<Object[]>> perShard) {
+    List<Column> columns = plan.columns();
+    int[] keyColumns = columns.stream().filter(c -> c.merge() == Merge.KEY).mapToInt(columns::indexOf).toArray();
+    Map<List<Object>, Object[]> groups = new LinkedHashMap<>();
+    for (List<Object[]> rows : perShard) {
+      for (Object[] row : rows) {
+        List<Object> key = new ArrayList<>(keyColumns.length);
+        for (int k : keyColumns) {
+          key.add(normalize(row[k]));
+        }
+        Object[] acc = groups.get(key);
+        if (acc == null) {
+          groups.put(key, row.clone());
+          continue;
+        }
+        for (int c = 0; c < columns.size(); c++) {
+          acc[c] = combine(columns.get(c).merge(), acc[c], row[c]);
+        }
+      }
+    }
+    if (groups.isEmpty() && plan.shape() == ScatterPlan.Shape.AGGREGATE) {
+      // no shard answered: the aggregate of nothing (count 0, the rest null)
+      Object[] empty = new Object[columns.size()];
+      for (int c = 0; c < empty.length; c++) {
+        empty[c] = columns.get(c).merge() == Merge.COUNT ? 0L : null;
+      }
+      groups.put(List.of(), empty);
+    }
+    List<Object[]> out = new ArrayList<>(groups.size());
+    for (Object[] acc : groups.values()) {
+      Object[] row = new Object[plan.slots().size()];
+      for (int s = 0; s < row.length; s++) {
+        Slot slot = plan.slots().get(s);
+        row[s] = slot.isAverage() ? average(acc[slot.column()], acc[slot.countColumn()]) : acc[slot.column()];
+      }
+      out.add(row);
+    }
+    return out;
+  }
+
+  private static Object combine(Merge merge, Object a, Object b) {
+    if (merge == Merge.KEY) {
+      return a;
+    }
+    if (a == null) {
+      return b;
+    }
+    if (b == null) {
+      return a;
+    }
+    return switch (merge) {
+      case COUNT, SUM -> add((Number) a, (Number) b);
+      case MIN -> compare(a, b) <= 0 ? a : b;
+      case MAX -> compare(a, b) >= 0 ? a : b;
+      case KEY -> a;
+    };
+  }
+
+  private static Number add(Number a, Number b) {
+    if (a instanceof BigDecimal x) {
+      return x.add((BigDecimal) b);
+    }
+    if (a instanceof BigInteger x) {
+      return x.add((BigInteger) b);
+    }
+    if (a instanceof Double || a instanceof Float) {
+      return a.doubleValue() + b.doubleValue();
+    }
+    if (a instanceof Integer && b instanceof Integer) {
+      return Math.addExact(a.intValue(), b.intValue());
+    }
+    return Math.addExact(a.longValue(), b.longValue());
+  }
+
+  private static Double average(Object sum, Object count) {
+    long n = count == null ? 0 : ((Number) count).longValue();
+    if (n == 0 || sum == null) {
+      return null;
+    }
+    if (sum instanceof BigDecimal d) {
+      return d.divide(BigDecimal.valueOf(n), java.math.MathContext.DECIMAL128).doubleValue();
+    }
+    if (sum instanceof BigInteger i) {
+      return new BigDecimal(i).divide(BigDecimal.valueOf(n), java.math.MathContext.DECIMAL128).doubleValue();
+    }
+    return ((Number) sum).doubleValue() / n;
+  }
+
+  // ---- order ---------------------------------------------------------------------------------
+
+  static Comparator<Object[]> comparator(List<SortKey> keys) {
+    return (x, y) -> {
+      for (SortKey key : keys) {
+        Object a = x[key.slot()];
+        Object b = y[key.slot()];
+        int c;
+        if (a == null || b == null) {
+          c = a == b ? 0 : (a == null) == key.nullsFirst() ? -1 : 1;
+        } else {
+          c = compare(a, b);
+          if (key.descending()) {
+            c = -c;
+          }
+        }
+        if (c != 0) {
+          return c;
+        }
+      }
+      return 0;
+    };
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static int compare(Object a, Object b) {
+    if (a instanceof Comparable ca && a.getClass() == b.getClass()) {
+      return ca.compareTo(b);
+    }
+    if (a instanceof Number x && b instanceof Number y) {
+      return new BigDecimal(x.toString()).compareTo(new BigDecimal(y.toString()));
+    }
+    throw new UnsupportedScatterQueryException("Scatter-gather cannot compare values of " + a.getClass().getName()
+        + " and " + b.getClass().getName() + " in memory. Instead: order by, or take min/max of, a basic attribute"
+        + " (number, text, date or time), not an entity or embeddable.");
+  }
+
+  /** A value as a key for equality: numbers of equal value are equal whatever their scale. */
+  private static Object normalize(Object value) {
+    if (value instanceof BigDecimal d) {
+      return d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros();
+    }
+    if (value instanceof byte[] bytes) {
+      return Arrays.toString(bytes);
+    }
+    return value;
+  }
+
+  private static List<Object> key(Object[] row, int length) {
+    List<Object> key = new ArrayList<>(length);
+    for (int i = 0; i < length; i++) {
+      key.add(normalize(row[i]));
+    }
+    return key;
+  }
+}

@@ -1,0 +1,393 @@
+package io.shardwise.hibernate.scatter.internal;
+
+import io.shardwise.hibernate.internal.query.QueryGuard;
+import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Column;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Merge;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Shape;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Slot;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.SortKey;
+import jakarta.persistence.criteria.Nulls;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.query.SortDirection;
+import org.hibernate.query.common.FetchClauseType;
+import org.hibernate.query.sqm.spi.BaseSemanticQueryWalker;
+import org.hibernate.query.sqm.tree.SqmRenderContext;
+import org.hibernate.query.sqm.tree.SqmStatement;
+import org.hibernate.query.sqm.tree.SqmVisitableNode;
+import org.hibernate.query.sqm.tree.expression.SqmAggregateFunction;
+import org.hibernate.query.sqm.tree.expression.SqmAliasedNodeRef;
+import org.hibernate.query.sqm.tree.expression.SqmDistinct;
+import org.hibernate.query.sqm.tree.expression.SqmExpression;
+import org.hibernate.query.sqm.tree.expression.SqmFunction;
+import org.hibernate.query.sqm.tree.expression.SqmLiteral;
+import org.hibernate.query.sqm.tree.expression.SqmOrderedSetAggregateFunction;
+import org.hibernate.query.sqm.tree.expression.SqmOver;
+import org.hibernate.query.sqm.tree.expression.SqmWindow;
+import org.hibernate.query.sqm.tree.from.SqmFrom;
+import org.hibernate.query.sqm.tree.from.SqmJoin;
+import org.hibernate.query.sqm.tree.from.SqmRoot;
+import org.hibernate.query.sqm.tree.select.SqmDynamicInstantiation;
+import org.hibernate.query.sqm.tree.select.SqmJpaCompoundSelection;
+import org.hibernate.query.sqm.tree.select.SqmQueryPart;
+import org.hibernate.query.sqm.tree.select.SqmQuerySpec;
+import org.hibernate.query.sqm.tree.select.SqmSelectStatement;
+import org.hibernate.query.sqm.tree.select.SqmSelectableNode;
+import org.hibernate.query.sqm.tree.select.SqmSelection;
+import org.hibernate.query.sqm.tree.select.SqmSortSpecification;
+import org.hibernate.query.sqm.tree.select.SqmSubQuery;
+
+/**
+ * Turns an HQL query into a {@link ScatterPlan}, reading Hibernate's semantic query model (the
+ * SQM tree Hibernate builds for the query and caches in its query plan cache), never the text.
+ *
+ * <p>A query is accepted only when merging per-shard answers gives exactly the answer one database
+ * holding every row would give. Everything else is refused before any SQL is sent, with a message
+ * that names the construct and the way out:
+ * <ul>
+ *   <li>set operations, CTEs, subqueries: they would see one shard's rows, not all;</li>
+ *   <li>HAVING: it would filter partial groups;</li>
+ *   <li>window and ordered-set functions, {@code count(distinct ...)}, aggregates inside
+ *       expressions, and aggregate functions other than count, sum, min, max and avg;</li>
+ *   <li>{@code select new ...}, and ORDER BY on something not selected when the rows are grouped
+ *       or distinct.</li>
+ * </ul>
+ */
+public final class ScatterPlanner {
+  /** What {@code placement} answers for a reference table. */
+  public static final String REFERENCE = "";
+
+  private ScatterPlanner() {}
+
+  /** Plans a query over entities that are all sharded (tests, and runtimes without reference tables). */
+  public static ScatterPlan plan(SessionFactoryImplementor sessionFactory, String hql) {
+    return plan(sessionFactory, hql, type -> null);
+  }
+
+  /**
+   * @param placement for an entity class: {@link #REFERENCE} for a reference table (the same rows
+   *     on every shard), its co-location group's name for a sharded entity, null for anything else
+   */
+  public static ScatterPlan plan(SessionFactoryImplementor sessionFactory, String hql,
+      Function<Class<?>, String> placement) {
+    // a scatter query may leave the shard key unpinned: that is its point, so the guard lets it through
+    SqmStatement<?> statement = QueryGuard.bypass(() ->
+        sessionFactory.getQueryEngine().interpretHql(QueryGuard.scatterGather(hql), null).getSqmStatement());
+    return new Builder(hql, statement, placement).build();
+  }
+
+  private static final class Builder {
+    private final String hql;
+    private final SqmStatement<?> statement;
+    private final SqmRenderContext render = SqmRenderContext.simpleContext();
+    private final List<Column> columns = new ArrayList<>();
+    private final List<Slot> slots = new ArrayList<>();
+    private final List<String> slotHql = new ArrayList<>();
+
+    private final Function<Class<?>, String> placement;
+
+    Builder(String hql, SqmStatement<?> statement, Function<Class<?>, String> placement) {
+      this.hql = hql;
+      this.statement = statement;
+      this.placement = placement;
+    }
+
+    /**
+     * True when the FROM clause reads reference tables and no sharded entity: every shard holds
+     * the same rows, so one shard must answer alone (all of them would multiply every row and count).
+     */
+    private boolean readsOnlyReferenceTables(SqmQuerySpec<?> spec) {
+      java.util.Set<String> seen = new java.util.TreeSet<>();
+      for (SqmRoot<?> root : spec.getFromClause().getRoots()) {
+        classify(root, seen);
+      }
+      boolean reference = seen.remove(REFERENCE);
+      if (seen.size() > 1) {
+        throw refuse("it joins sharded entities of different co-location groups " + seen + ", whose matching rows"
+            + " may sit on different shards", "co-locate the entities (@CoLocated), or query each group on its own"
+            + " and join in Java");
+      }
+      return reference && seen.isEmpty();
+    }
+
+    private void classify(SqmFrom<?, ?> from, java.util.Set<String> seen) {
+      String where = placement.apply(from.getJavaType());
+      if (where != null) {
+        seen.add(where);
+      }
+      for (SqmJoin<?, ?> join : from.getSqmJoins()) {
+        classify(join, seen);
+      }
+    }
+
+    ScatterPlan build() {
+      if (!(statement instanceof SqmSelectStatement<?> select)) {
+        throw refuse("it is not a select", "run updates and deletes on each shard with shards.forShard(id)");
+      }
+      if (!select.getCteStatements().isEmpty()) {
+        throw refuse("it has a WITH clause (CTE), which each shard would evaluate over its own rows only",
+            "inline the CTE into the main query, or run it per shard with shards.forShard(id)");
+      }
+      SqmQueryPart<?> part = select.getQueryPart();
+      if (!(part instanceof SqmQuerySpec<?> spec)) {
+        throw refuse("it is a set operation (union, intersect or except)",
+            "run each operand as its own scatter query and combine the lists in Java");
+      }
+      if (spec.getHavingClausePredicate() != null) {
+        throw refuse("it has a HAVING clause, which each shard would apply to its partial groups",
+            "drop the HAVING and filter the merged groups in Java");
+      }
+      List<SqmSelection<?>> selections = spec.getSelectClause().getSelections();
+      for (SqmSelection<?> selection : selections) {
+        SqmSelectableNode<?> node = selection.getSelectableNode();
+        if (node instanceof SqmDynamicInstantiation<?> || node instanceof SqmJpaCompoundSelection<?>) {
+          throw refuse("it selects a constructed object (select new ...)",
+              "select the values themselves and build the object from the merged rows");
+        }
+        check(node);
+      }
+      if (spec.getWhereClause() != null && spec.getWhereClause().getPredicate() != null) {
+        check(spec.getWhereClause().getPredicate());
+      }
+      List<SqmExpression<?>> groupBy = spec.getGroupByClauseExpressions();
+      groupBy.forEach(this::check);
+
+      boolean aggregated = !groupBy.isEmpty();
+      for (SqmSelection<?> selection : selections) {
+        aggregated |= selection.getSelectableNode() instanceof SqmAggregateFunction<?>;
+      }
+      for (SqmSelection<?> selection : selections) {
+        addSelection(selection.getSelectableNode());
+      }
+      int selectionCount = slots.size();
+
+      Shape shape;
+      if (aggregated) {
+        shape = groupBy.isEmpty() ? Shape.AGGREGATE : Shape.GROUPED;
+        for (SqmExpression<?> key : groupBy) {
+          if (!(key instanceof SqmAliasedNodeRef) && slotHql.indexOf(text(key)) < 0) {
+            addKey(text(key)); // grouped by but not selected: still needed to regroup
+          }
+        }
+      } else {
+        shape = spec.getSelectClause().isDistinct() ? Shape.DISTINCT_ROWS : Shape.ROWS;
+      }
+
+      List<SortKey> sortKeys = new ArrayList<>();
+      List<String> sortKeyHql = new ArrayList<>();
+      List<String> orderItems = new ArrayList<>();
+      if (spec.getOrderByClause() != null) {
+        for (SqmSortSpecification sort : spec.getOrderByClause().getSortSpecifications()) {
+          int slot = sortSlot(sort.getSortExpression(), shape, selectionCount);
+          boolean descending = sort.getSortDirection() == SortDirection.DESCENDING;
+          Nulls nulls = sort.getNullPrecedence();
+          // PostgreSQL sorts NULL as larger than any value unless told otherwise
+          boolean nullsFirst = nulls == Nulls.FIRST || (nulls != Nulls.LAST && descending);
+          sortKeys.add(new SortKey(slot, descending, nullsFirst));
+          String expression = slotHql.get(slot);
+          sortKeyHql.add(expression);
+          orderItems.add(expression + (descending ? " desc" : " asc")
+              + (nulls == Nulls.FIRST ? " nulls first" : nulls == Nulls.LAST ? " nulls last" : ""));
+        }
+      }
+
+      StringBuilder selectText = new StringBuilder("select ");
+      if (shape == Shape.DISTINCT_ROWS) {
+        selectText.append("distinct ");
+      }
+      for (int i = 0; i < columns.size(); i++) {
+        selectText.append(i == 0 ? "" : ", ").append(columns.get(i).hql());
+      }
+      StringBuilder fromText = new StringBuilder();
+      spec.getFromClause().appendHqlString(fromText, render);
+      String from = fromText.toString().trim();
+      if (!from.regionMatches(true, 0, "from ", 0, 5)) {
+        from = "from " + from;
+      }
+      String where = spec.getWhereClause() == null || spec.getWhereClause().getPredicate() == null
+          ? null : text(spec.getWhereClause().getPredicate());
+      String groupByText = null;
+      if (!groupBy.isEmpty()) {
+        List<String> keys = new ArrayList<>();
+        for (SqmExpression<?> key : groupBy) {
+          keys.add(key instanceof SqmAliasedNodeRef ref ? slotHql.get(selectionSlot(ref, selectionCount)) : text(key));
+        }
+        groupByText = String.join(", ", keys);
+      }
+      // grouped and aggregated rows are re-sorted after the merge: the shards need not sort
+      String orderBy = orderItems.isEmpty() || aggregated ? null : String.join(", ", orderItems);
+
+      long limit = literal(spec.getFetchExpression(), "LIMIT", -1);
+      long offset = literal(spec.getOffsetExpression(), "OFFSET", 0);
+      if (spec.getFetchExpression() != null && spec.getFetchClauseType() != FetchClauseType.ROWS_ONLY) {
+        throw refuse("it fetches " + spec.getFetchClauseType(), "use a plain LIMIT or setMaxResults");
+      }
+      return new ScatterPlan(shape, selectText.toString(), from, where, groupByText, orderBy, List.copyOf(columns),
+          List.copyOf(slots), selectionCount, List.copyOf(sortKeys), List.copyOf(sortKeyHql), limit, offset,
+          readsOnlyReferenceTables(spec));
+    }
+
+    private void addSelection(SqmSelectableNode<?> node) {
+      String text = text(node);
+      if (node instanceof SqmAggregateFunction<?> aggregate && node instanceof SqmFunction<?> function) {
+        String name = function.getFunctionName().toLowerCase(Locale.ROOT);
+        for (Object argument : function.getArguments()) {
+          if (argument instanceof SqmDistinct<?>) {
+            throw refuse(name + "(distinct ...) cannot be merged from per-shard results (one value may sit on"
+                + " several shards)", "select distinct the values in a scatter query and aggregate them in Java");
+          }
+        }
+        switch (name) {
+          case "count" -> addAggregate(text, Merge.COUNT);
+          case "sum" -> addAggregate(text, Merge.SUM);
+          case "min" -> addAggregate(text, Merge.MIN);
+          case "max" -> addAggregate(text, Merge.MAX);
+          case "avg" -> {
+            if (((SqmAggregateFunction<?>) node).getFilter() != null || function.getArguments().size() != 1) {
+              throw refuse("avg with a FILTER clause", "select sum(x) filter (...) and count(x) filter (...) and divide");
+            }
+            String argument = text((SqmVisitableNode) function.getArguments().get(0));
+            columns.add(new Column("sum(" + argument + ")", Merge.SUM));
+            columns.add(new Column("count(" + argument + ")", Merge.COUNT));
+            slots.add(new Slot(columns.size() - 2, columns.size() - 1));
+            slotHql.add(text);
+          }
+          default -> throw refuse("the aggregate function " + name + " cannot be merged from per-shard results",
+              "use count, sum, min, max or avg, or run the query per shard with shards.forShard(id)");
+        }
+        return;
+      }
+      if (containsAggregate(node)) {
+        throw refuse("an aggregate is used inside an expression (" + text + ")",
+            "select the aggregate itself and compute the expression from the merged row");
+      }
+      addKey(text);
+    }
+
+    /**
+     * An aggregate call as HQL. Hibernate's own rendering of aggregate nodes leaves the arguments
+     * out, so the call is spelled here from its parts: name, arguments, FILTER.
+     */
+    private String aggregateText(String name, SqmFunction<?> function, SqmAggregateFunction<?> aggregate) {
+      StringBuilder sb = new StringBuilder(name).append('(');
+      List<? extends org.hibernate.query.sqm.tree.SqmTypedNode<?>> arguments = function.getArguments();
+      for (int i = 0; i < arguments.size(); i++) {
+        sb.append(i == 0 ? "" : ", ").append(text(arguments.get(i)));
+      }
+      sb.append(')');
+      if (aggregate.getFilter() != null) {
+        sb.append(" filter (where ").append(text(aggregate.getFilter())).append(')');
+      }
+      return sb.toString();
+    }
+
+    private void addAggregate(String text, Merge merge) {
+      columns.add(new Column(text, merge));
+      slots.add(new Slot(columns.size() - 1, -1));
+      slotHql.add(text);
+    }
+
+    private int addKey(String text) {
+      columns.add(new Column(text, Merge.KEY));
+      slots.add(new Slot(columns.size() - 1, -1));
+      slotHql.add(text);
+      return slots.size() - 1;
+    }
+
+    private int sortSlot(SqmExpression<?> expression, Shape shape, int selectionCount) {
+      if (expression instanceof SqmAliasedNodeRef ref) {
+        return selectionSlot(ref, selectionCount);
+      }
+      check(expression);
+      String text = text(expression);
+      int slot = slotHql.indexOf(text);
+      if (slot >= 0) {
+        return slot;
+      }
+      if (shape != Shape.ROWS) {
+        throw refuse("it orders " + (shape == Shape.DISTINCT_ROWS ? "distinct" : "grouped") + " rows by " + text
+            + ", which it does not select", "add " + text + " to the select clause");
+      }
+      return addKey(text);
+    }
+
+    private int selectionSlot(SqmAliasedNodeRef ref, int selectionCount) {
+      int slot = ref.getPosition() - 1;
+      if (slot < 0 || slot >= selectionCount) {
+        throw refuse("it refers to select item " + ref.getPosition() + ", which does not exist", "fix the query");
+      }
+      return slot;
+    }
+
+    private long literal(SqmExpression<?> expression, String clause, long absent) {
+      if (expression == null) {
+        return absent;
+      }
+      if (expression instanceof SqmLiteral<?> literal && literal.getLiteralValue() instanceof Number n) {
+        return n.longValue();
+      }
+      throw refuse(clause + " is not a literal", "pass it with setMaxResults / setFirstResult on the scatter query");
+    }
+
+    /** Refuses subqueries, window functions and ordered-set aggregates anywhere under {@code node}. */
+    private void check(SqmVisitableNode node) {
+      node.accept(new BaseSemanticQueryWalker() {
+        @Override
+        public Object visitSubQueryExpression(SqmSubQuery<?> subQuery) {
+          throw refuse("it contains a subquery (" + text(subQuery) + "), which each shard would evaluate over its"
+              + " own rows only", "run the subquery as its own scatter query first and pass its result as a parameter");
+        }
+
+        @Override
+        public Object visitOver(SqmOver<?> over) {
+          throw refuse("it uses a window function (" + text(over) + ")",
+              "compute it in Java over the merged rows, or per shard with shards.forShard(id)");
+        }
+
+        @Override
+        public Object visitWindow(SqmWindow window) {
+          throw refuse("it uses a window", "compute it in Java over the merged rows");
+        }
+
+        @Override
+        public Object visitFunction(SqmFunction<?> function) {
+          if (function instanceof SqmOrderedSetAggregateFunction<?>) {
+            throw refuse("the ordered-set aggregate " + function.getFunctionName() + " cannot be merged from"
+                + " per-shard results", "select the values and aggregate them in Java");
+          }
+          return super.visitFunction(function);
+        }
+      });
+    }
+
+    private boolean containsAggregate(SqmVisitableNode node) {
+      boolean[] found = {false};
+      node.accept(new BaseSemanticQueryWalker() {
+        @Override
+        public Object visitFunction(SqmFunction<?> function) {
+          found[0] |= function instanceof SqmAggregateFunction<?>;
+          return super.visitFunction(function);
+        }
+      });
+      return found[0];
+    }
+
+    private String text(SqmVisitableNode node) {
+      if (node instanceof SqmAggregateFunction<?> aggregate && node instanceof SqmFunction<?> function) {
+        return aggregateText(function.getFunctionName().toLowerCase(Locale.ROOT), function, aggregate);
+      }
+      StringBuilder sb = new StringBuilder();
+      node.appendHqlString(sb, render);
+      return sb.toString();
+    }
+
+    private UnsupportedScatterQueryException refuse(String what, String instead) {
+      return new UnsupportedScatterQueryException("Scatter-gather cannot answer [" + hql + "] correctly: " + what
+          + ". Instead: " + instead + ".");
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package io.shardwise.hibernate.spi;
+
+import io.shardwise.hibernate.internal.query.GuardedHqlTranslator;
+import io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory;
+import java.util.Map;
+import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
+import org.hibernate.service.spi.ServiceContributor;
+
+/**
+ * Sets {@value GuardedHqlTranslator#SETTING} to {@link GuardedHqlTranslator} for every
+ * persistence unit whose connections come from {@link ShardwiseConnectionProvider}, so that the
+ * runtime shard-key guard is on however the unit is bootstrapped (the fluent builder,
+ * persistence.xml, or Hibernate's {@code Configuration}). Leaves other units, and a translator the
+ * application chose itself, alone; the integrator then refuses to start a sharded unit without
+ * the guard, naming the property. Discovered through {@code META-INF/services}.
+ */
+public final class QueryGuardContributor implements ServiceContributor {
+
+  static final String CONNECTION_PROVIDER = "hibernate.multi_tenant_connection_provider";
+
+  @Override
+  public void contribute(StandardServiceRegistryBuilder builder) {
+    Map<String, Object> settings = builder.getSettings();
+    if (isShardwise(settings.get(CONNECTION_PROVIDER)) && !settings.containsKey(GuardedHqlTranslator.SETTING)) {
+      builder.applySetting(GuardedHqlTranslator.SETTING, GuardedHqlTranslator.class.getName());
+    }
+    if (isShardwise(settings.get(CONNECTION_PROVIDER))
+        && !settings.containsKey(GuardedSqmTranslatorFactory.SETTING)) {
+      builder.applySetting(GuardedSqmTranslatorFactory.SETTING, GuardedSqmTranslatorFactory.class.getName());
+    }
+  }
+
+  private static boolean isShardwise(Object provider) {
+    return provider instanceof ShardwiseConnectionProvider
+        || provider == ShardwiseConnectionProvider.class
+        || provider instanceof String name && name.trim().equals(ShardwiseConnectionProvider.class.getName());
+  }
+}

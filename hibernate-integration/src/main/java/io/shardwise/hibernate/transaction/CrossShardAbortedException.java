@@ -1,0 +1,16 @@
+package io.shardwise.hibernate.transaction;
+
+import io.shardwise.hibernate.ShardwiseException;
+
+/**
+ * A cross-shard transaction was rolled back on every shard it touched: nothing it wrote is visible
+ * anywhere. The cause says why (the work threw, a shard could not prepare, or recovery had already
+ * decided to abort it). Safe to retry.
+ */
+public class CrossShardAbortedException extends ShardwiseException {
+  private static final long serialVersionUID = 1L;
+
+  public CrossShardAbortedException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,149 @@
+package io.shardwise.hibernate.transaction.internal;
+
+import io.shardwise.hibernate.ShardwiseSettings;
+import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.internal.ShardwiseConfig;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Cross-shard transactions of one session factory: the decision and saga log, the two-phase
+ * coordinator, the saga runner, and the daemon that keeps the coordinator's heartbeat and runs
+ * recovery. Started with the other components when a control database is configured; closed with them.
+ */
+public final class CrossShardService implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("io.shardwise.tx");
+
+  private final ShardwiseConfig config;
+  private final TxLog log;
+  private final String coordinatorId;
+  private final TwoPhaseCommit twoPhase;
+  private final SagaRunner sagas;
+  private final long recoveryIntervalMs;
+  private final long graceMs;
+  private final ScheduledExecutorService daemon;
+  private volatile FaultInjector faults = FaultInjector.NONE;
+
+  private CrossShardService(ShardwiseConfig config, ShardAccess shardAccess) {
+    this.config = config;
+    ShardwiseConfig.Transactions settings = config.transactions();
+    this.recoveryIntervalMs = settings.recoveryIntervalMs();
+    this.graceMs = settings.inDoubtGraceMs();
+    this.coordinatorId = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    this.log = new TxLog(config);
+    this.twoPhase = new TwoPhaseCommit(shardAccess, log, coordinatorId, this);
+    this.sagas = new SagaRunner(shardAccess, log, coordinatorId, this, settings.sagaMaxAttempts(),
+        settings.sagaBackoffMs());
+    this.daemon = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "shardwise-tx-recovery-" + config.unitName());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Starts the service when there is a control database (null without one, or when
+   * {@code shardwise.tx.enabled = false}): creates the log tables, checks
+   * {@code max_prepared_transactions} on every shard that answers, registers this coordinator,
+   * resolves what earlier coordinators left in doubt, and schedules that to repeat.
+   */
+  public static CrossShardService startIfConfigured(ShardwiseConfig config, ShardAccess shardAccess) {
+    if (config.controlUrl() == null || !config.transactions().enabled()) {
+      return null;
+    }
+    CrossShardService service = new CrossShardService(config, shardAccess);
+    try {
+      service.log.createTables();
+      service.twoPhase.checkShardsAtStartup();
+      service.log.heartbeat(service.coordinatorId, config.unitName());
+      service.recoverQuietly();
+      service.daemon.scheduleWithFixedDelay(service::periodic, service.recoveryIntervalMs, service.recoveryIntervalMs,
+          TimeUnit.MILLISECONDS);
+      return service;
+    } catch (RuntimeException e) {
+      service.daemon.shutdownNow();
+      service.log.close();
+      throw e;
+    }
+  }
+
+  /** The configuration error for cross-shard work without a service. */
+  public static ShardingConfigurationException notConfigured(ShardwiseConfig config, String what) {
+    String unit = config.unitName();
+    if (config.controlUrl() == null) {
+      return new ShardingConfigurationException(what + " needs a control database to log its decisions durably, and"
+          + " persistence unit '" + unit + "' has none: set shardwise.control.url (Shardwise.configure()"
+          + ".controlDatabase(url, ...)) to a PostgreSQL database every application instance reaches.");
+    }
+    return new ShardingConfigurationException(what + " is switched off in persistence unit '" + unit + "' by "
+        + ShardwiseSettings.TX_ENABLED + " = false; remove that setting to use it.");
+  }
+
+  public TwoPhaseCommit twoPhase() {
+    return twoPhase;
+  }
+
+  public SagaRunner sagas() {
+    return sagas;
+  }
+
+  public String coordinatorId() {
+    return coordinatorId;
+  }
+
+  /** For fault tests only: the hook called at every crash point. */
+  public void faultInjector(FaultInjector injector) {
+    this.faults = injector == null ? FaultInjector.NONE : injector;
+  }
+
+  void fault(FaultInjector.Point point, String id, String shardId) {
+    faults.at(point, id, shardId);
+  }
+
+  /** One recovery pass now: prepared transactions first, then unfinished sagas. */
+  public TwoPhaseCommit.RecoveryResult recoverNow() {
+    TwoPhaseCommit.RecoveryResult result = twoPhase.recover(graceMs, staleAfterMs());
+    sagas.recover(staleAfterMs());
+    return result;
+  }
+
+  private long staleAfterMs() {
+    return 3 * recoveryIntervalMs;
+  }
+
+  private void periodic() {
+    try {
+      log.heartbeat(coordinatorId, config.unitName());
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "Coordinator heartbeat failed: " + e.getMessage());
+    }
+    recoverQuietly();
+  }
+
+  private void recoverQuietly() {
+    try {
+      recoverNow();
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "Cross-shard recovery failed, will retry in " + recoveryIntervalMs + " ms: "
+          + e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    daemon.shutdownNow();
+    try {
+      daemon.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      log.retire(coordinatorId);
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.DEBUG, "Could not retire coordinator " + coordinatorId + ": " + e.getMessage());
+    }
+    log.close();
+  }
+}

@@ -1,0 +1,20 @@
+package io.shardwise.hibernate.transaction.internal;
+
+import io.shardwise.hibernate.routing.ShardMap;
+import java.sql.Connection;
+
+/** What cross-shard transactions need of the rest of Shardwise: routing, the shards' primaries, the unit's name. */
+public interface ShardAccess {
+
+  /** The shard that owns {@code key}. */
+  String shardFor(Object key);
+
+  /** The shard map routing uses now. */
+  ShardMap shardMap();
+
+  /** A pooled connection to a shard's primary; the caller closes it. */
+  Connection primaryConnection(String shardId);
+
+  /** The persistence unit, for messages. */
+  String unitName();
+}
