@@ -46,13 +46,14 @@ public final class RetiringPool {
     }
   }
 
-  /** Lends nothing from now on; idle connections close now, the others when they come back. */
+  /**
+   * Lends nothing new from now on; its connections close with the pool once it is drained. They
+   * are not evicted now: a borrower already waiting inside the pool is served by a connection that
+   * comes back, and with {@code shardwise.pool.min_idle = 0} (the default) HikariCP would not open a
+   * replacement for an evicted one, leaving that borrower to time out.
+   */
   void retire() {
     retired = true;
-    HikariPoolMXBean stats = dataSource.getHikariPoolMXBean();
-    if (stats != null) {
-      stats.softEvictConnections();
-    }
   }
 
   /** Retired, with no borrow under way and no connection out: it may be closed without harm. */
