@@ -122,7 +122,10 @@ public final class ShardwiseSettings {
   /** A prepared transaction of a live coordinator is left alone this long before recovery may abort it (ms, default 60000). */
   public static final String TX_IN_DOUBT_GRACE = "shardwise.tx.in_doubt_grace_ms";
 
-  /** Connections of the coordinator's decision-log pool in the control database (default 3). */
+  /**
+   * Connections of the pool that writes coordinator heartbeats and the saga log to the control
+   * database (default 3). Two-phase commit does not use it on its commit path.
+   */
   public static final String TX_LOG_POOL_SIZE = "shardwise.tx.log_pool_size";
 
   /** Attempts of a saga step on transient failures before the saga compensates (default 5). */

@@ -225,7 +225,7 @@ public final class SampleApp {
       tx.on(1001L, s -> s.find(Wallet.class, 1001L).withdraw(2_500));
       tx.on(1002L, s -> s.find(Wallet.class, 1002L).deposit(2_500));
     });
-    walk.say("2PC moved 25.00: %s (both shards prepared, decision logged, both committed)", balances(shards));
+    walk.say("2PC moved 25.00: %s (one shard prepared, the other committed: the decision, then the prepared one committed)", balances(shards));
 
     shards.sagas().register(SagaDefinition.named("payout")
         .step("debit", p -> Long.parseLong(p.split(":")[0]),

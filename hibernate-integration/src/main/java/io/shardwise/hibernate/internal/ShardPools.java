@@ -134,6 +134,12 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
       int minimumIdle, long timeoutMs, boolean readOnly) {
+    return newPool(config, name, url, maximumSize, minimumIdle, timeoutMs, readOnly, null);
+  }
+
+  /** The same, running {@code connectionInitSql} (when not null) on every new connection. */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly, String connectionInitSql) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -148,6 +154,9 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
     hc.setReadOnly(readOnly);
+    if (connectionInitSql != null) {
+      hc.setConnectionInitSql(connectionInitSql);
+    }
     return new HikariDataSource(hc);
   }
 
