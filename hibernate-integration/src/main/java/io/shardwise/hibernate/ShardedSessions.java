@@ -95,7 +95,8 @@ public final class ShardedSessions {
   /** Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. */
   public ScatterQueries scatter() {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
-        components::scatterExecutor, (shardId, work) -> forShard(shardId).readOnly().fromTransaction(work)));
+        components::scatterExecutor, (shardId, work) -> forShard(shardId).readOnly().fromTransaction(work),
+        components.config().scatter()));
   }
 
   /**

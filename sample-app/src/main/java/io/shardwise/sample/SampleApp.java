@@ -266,7 +266,8 @@ public final class SampleApp {
         readProfile(shards.forKey(user).within(scope).readOnly(), servers));
     String token = shards.consistency().token(scope);
     walk.say("the scope travels to the client as a signed token (%d chars): %s...", token.length(), token.substring(0, 24));
-    ConsistencyScope again = shards.consistency().fromToken(token);
+    // the next request knows its user: the token is accepted for that user's scope only
+    ConsistencyScope again = shards.consistency().fromToken(shards.consistency().scope("user:" + user), token);
     pg.shard(shardIndex(shards, user)).awaitReplicasCaughtUp(CATCH_UP);
     shards.checkReplicasNow();
     walk.say("once the replica has replayed the write, the scope reads from it again -> %s",

@@ -72,7 +72,8 @@ public final class ShardwiseComponents implements AutoCloseable {
         config.unitName());
     this.pools = new ShardPools(config, router::map);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
-    this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.unitName());
+    this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),
+        config.unitName(), config.pinTtlMs());
     this.globalIndexes = new GlobalIndexes(router, pools, this::model);
     this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable);
   }

@@ -42,7 +42,7 @@ public final class ReadPath implements AutoCloseable {
     this.primaries = primaries;
     this.maps = maps;
     this.entityOfTable = entityOfTable;
-    this.replicas = new ReplicaPools(config);
+    this.replicas = new ReplicaPools(config, primaries::retire);
     this.selector = ReplicaSelector.of(config.leastOutstanding());
     this.monitor = new ReplicaMonitor(config, primaries, replicas, maps);
   }
@@ -152,13 +152,12 @@ public final class ReadPath implements AutoCloseable {
     long deadline = System.nanoTime() + maxWaitMillis * 1_000_000;
     try (Statement s = c.createStatement()) {
       while (true) {
+        Object stamp = replica.replayStamp();
         try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
           rs.next();
           String text = rs.getString(1);
           long replay = text == null ? -1 : LsnText.parse(text);
-          if (replay > replica.replayLsn) {
-            replica.replayLsn = replay;
-          }
+          replica.raiseReplayLsn(stamp, replay);
           if (replay >= 0 && Long.compareUnsigned(replay, minLsn) >= 0) {
             return true;
           }
