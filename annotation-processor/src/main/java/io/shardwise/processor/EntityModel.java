@@ -3,10 +3,13 @@ package io.shardwise.processor;
 import io.shardwise.queryrules.QueryModel;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
@@ -23,7 +26,10 @@ import javax.lang.model.util.Types;
  * What the processor knows about the entities of a compilation: for each {@code @Entity} class its
  * entity name, its {@code @ShardKey} attributes, whether it is a reference table, whom it is
  * co-located with, and where its associations lead. Read from elements only, never by reflection;
- * entities compiled earlier (on the class path) are read the same way when something names them.
+ * entities compiled earlier (on the class path) are read the same way, from their class files,
+ * when something names them: by class, by qualified name, or by entity name through the
+ * {@link EntityIndex}. Every lookup by name is a map lookup; a name is searched for outside this
+ * compilation at most once.
  */
 final class EntityModel implements QueryModel {
 
@@ -43,6 +49,8 @@ final class EntityModel implements QueryModel {
     final List<Member> shardKeys = new ArrayList<>();
     final AnnotationMirror coLocated;
     final boolean reference;
+    private Entity group;
+    private boolean groupKnown;
 
     private Entity(TypeElement type) {
       this.type = type;
@@ -85,6 +93,14 @@ final class EntityModel implements QueryModel {
      * a non-entity or runs in a circle), which the model checks report.
      */
     Entity groupHead() {
+      if (!groupKnown) {
+        group = findGroupHead();
+        groupKnown = true;
+      }
+      return group;
+    }
+
+    private Entity findGroupHead() {
       Set<Entity> seen = new LinkedHashSet<>();
       Entity current = this;
       while (current != null && current.coLocated != null) {
@@ -150,39 +166,134 @@ final class EntityModel implements QueryModel {
 
   private final Elements elements;
   private final Types types;
+  private final EntityIndex index;
+  /** Every entity read so far, by qualified class name. */
   private final Map<String, Entity> byClass = new HashMap<>();
-  private final Set<String> known = new LinkedHashSet<>();
+  /** The entities of this compilation, by entity name. */
+  private final Map<String, Entity> compiled = new LinkedHashMap<>();
+  /** Entity names resolved outside this compilation (through an index), and their entities. */
+  private final Map<String, Entity> elsewhere = new HashMap<>();
+  /** Names no lookup could resolve; forgotten when the compilation gains an entity. */
+  private final Set<String> unknown = new HashSet<>();
+  /** The packages of the entities known so far, where a simple name is looked for last. */
+  private final Set<String> entityPackages = new LinkedHashSet<>();
 
-  EntityModel(Elements elements, Types types) {
+  EntityModel(Elements elements, Types types, EntityIndex index) {
     this.elements = elements;
     this.types = types;
+    this.index = index;
   }
 
   /** Remembers an entity class of this compilation, so that queries can name it. */
   void register(TypeElement type) {
-    known.add(type.getQualifiedName().toString());
+    Entity entity = entity(type);
+    if (entity != null && compiled.putIfAbsent(entity.name, entity) == null) {
+      entityPackages.add(packageOf(type));
+      unknown.clear();
+    }
+  }
+
+  /** The entities of this compilation: entity name to qualified class name. */
+  Map<String, String> compiledEntities() {
+    Map<String, String> result = new TreeMap<>();
+    compiled.forEach((name, entity) -> result.put(name, entity.type.getQualifiedName().toString()));
+    return result;
   }
 
   /** The entity for an {@code @Entity} class, or null for any other type. */
   Entity entity(TypeElement type) {
+    String qualified = type.getQualifiedName().toString();
+    Entity known = byClass.get(qualified);
+    if (known != null) {
+      return known;
+    }
     if (!Mirrors.has(type, Mirrors.ENTITY)) {
       return null;
     }
-    return byClass.computeIfAbsent(type.getQualifiedName().toString(), n -> new Entity(type));
+    Entity entity = new Entity(type);
+    byClass.put(qualified, entity);
+    return entity;
   }
 
-  /** The entity a query names, by entity name or fully qualified class name; null if unknown. */
+  /**
+   * The entity a query names, by entity name or fully qualified class name: an entity of this
+   * compilation, a class the compiler can load by that name, or a class an entity index lists for
+   * that name (checked to still be an entity of that name). Null if none is.
+   */
   @Override
   public Entity entity(String name) {
-    for (String qualified : known) {
-      TypeElement type = elements.getTypeElement(qualified);
-      Entity entity = type == null ? null : entity(type);
-      if (entity != null && (entity.name.equals(name) || qualified.equals(name))) {
+    Entity entity = compiled.get(name);
+    if (entity != null) {
+      return entity;
+    }
+    entity = elsewhere.get(name);
+    if (entity != null || unknown.contains(name)) {
+      return entity;
+    }
+    if (name.indexOf('.') > 0) {
+      TypeElement type = elements.getTypeElement(name);
+      entity = type == null ? null : entity(type);
+    } else {
+      for (String className : index.classesNamed(name)) {
+        entity = named(name, className);
+        if (entity != null) {
+          break;
+        }
+      }
+    }
+    remember(name, entity);
+    return entity;
+  }
+
+  /**
+   * As {@link #entity(String)}, then, for a simple name no index lists, the classes that name
+   * would denote in the query's own source file (its imports and package) and in the packages of
+   * the entities known so far: how entities on the source path, which have no index, are found.
+   */
+  Entity entity(String name, Site site) {
+    Entity entity = entity(name);
+    if (entity != null || name.indexOf('.') >= 0) {
+      return entity;
+    }
+    Set<String> candidates = new LinkedHashSet<>(site.candidates(name));
+    for (String pkg : entityPackages) {
+      candidates.add(pkg.isEmpty() ? name : pkg + "." + name);
+    }
+    for (String className : candidates) {
+      entity = named(name, className);
+      if (entity != null) {
+        unknown.remove(name);
+        elsewhere.put(name, entity);
+        entityPackages.add(packageOf(entity.type));
         return entity;
       }
     }
-    TypeElement type = name.indexOf('.') > 0 ? elements.getTypeElement(name) : null;
-    return type == null ? null : entity(type);
+    return null;
+  }
+
+  /** Where a query was written: the qualified names a simple name denotes there, nearest first. */
+  interface Site {
+    List<String> candidates(String simpleName);
+  }
+
+  /** The entity of that class when its entity name is the one asked for, else null. */
+  private Entity named(String entityName, String className) {
+    TypeElement type = elements.getTypeElement(className);
+    Entity entity = type == null ? null : entity(type);
+    return entity != null && entity.name.equals(entityName) ? entity : null;
+  }
+
+  private void remember(String name, Entity entity) {
+    if (entity == null) {
+      unknown.add(name);
+    } else {
+      elsewhere.put(name, entity);
+      entityPackages.add(packageOf(entity.type));
+    }
+  }
+
+  private String packageOf(TypeElement type) {
+    return elements.getPackageOf(type).getQualifiedName().toString();
   }
 
   static String keyTypeName(TypeMirror type) {

@@ -33,6 +33,10 @@ final class Mirrors {
   static final String HQL = "org.hibernate.annotations.processing.HQL";
   static final String FIND = "org.hibernate.annotations.processing.Find";
   static final String DATA_QUERY = "jakarta.data.repository.Query";
+  static final String DATA_FIND = "jakarta.data.repository.Find";
+  static final String DATA_DELETE = "jakarta.data.repository.Delete";
+  static final String DATA_BY = "jakarta.data.repository.By";
+  static final String DATA_REPOSITORY = "jakarta.data.repository.DataRepository";
 
   static final String SHARD_KEY = "io.shardwise.annotations.ShardKey";
   static final String CO_LOCATED = "io.shardwise.annotations.CoLocated";

@@ -24,7 +24,13 @@ import io.shardwise.queryrules.QueryModel;
 import io.shardwise.queryrules.ShardKeyRule;
 import io.shardwise.queryrules.ShardKeyRule.Unpinned;
 import io.shardwise.processor.EntityModel.Entity;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
@@ -35,16 +41,22 @@ import javax.lang.model.element.Modifier;
 import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
+import javax.tools.Diagnostic;
 
 /**
  * Finds the JPQL/HQL of a type and holds each query to the {@link ShardKeyRule}: named queries
  * (Jakarta Persistence and Hibernate), {@code @HQL} and {@code @Find} methods, Jakarta Data
- * {@code @Query} methods, and string constants passed to {@code createQuery},
- * {@code createSelectionQuery} or {@code createMutationQuery} in method bodies.
+ * {@code @Query}, {@code @Find} and {@code @Delete} methods, and string constants passed to
+ * {@code createQuery}, {@code createSelectionQuery} or {@code createMutationQuery} in method
+ * bodies. Each query is parsed once. A query that names an entity nobody can find, or whose entity
+ * comes from a context that gives none, is reported as {@link Tag#UnresolvedEntity} (an error
+ * unless the user downgraded it): a check that silently skips a query would be trusted anyway.
  */
 final class QueryChecks {
 
@@ -53,21 +65,44 @@ final class QueryChecks {
   private static final Set<String> PESSIMISTIC =
       Set.of("PESSIMISTIC_READ", "PESSIMISTIC_WRITE", "PESSIMISTIC_FORCE_INCREMENT");
   private static final String READ_ONLY_HINT = "org.hibernate.readOnly";
+  /** What Jakarta Data's {@code @By(By.ID)} stands for: the entity's id. */
+  private static final String BY_ID = "id(this)";
   private static final int QUOTED_LENGTH = 160;
 
   private final EntityModel model;
-  private final ShardKeyRule rule;
   private final Reporter reporter;
   private final Elements elements;
+  private final Types types;
   private final Trees trees;
+  private final RoutingMetadataWriter routing;
+  private final Diagnostic.Kind unresolvedKind;
+  private final Map<String, Entity> primaryEntities = new HashMap<>();
 
-  QueryChecks(EntityModel model, Reporter reporter, Elements elements, Trees trees) {
+  QueryChecks(EntityModel model, Reporter reporter, Elements elements, Types types, Trees trees,
+      RoutingMetadataWriter routing, Diagnostic.Kind unresolvedKind) {
     this.model = model;
-    this.rule = new ShardKeyRule(model);
     this.reporter = reporter;
     this.elements = elements;
+    this.types = types;
     this.trees = trees;
+    this.routing = routing;
+    this.unresolvedKind = unresolvedKind;
   }
+
+  /** Where a problem with one query is reported: an annotation (value), or a tree in a body. */
+  private interface Position {
+    void report(Diagnostic.Kind kind, Tag tag, String message);
+  }
+
+  /** One query found in the sources, with what the checks need to know about its context. */
+  private record Found(
+      String hql,
+      String what,
+      Element site,
+      Entity implicitRoot,
+      boolean needsRoot,
+      boolean permitted,
+      Position at) {}
 
   /** The queries declared by annotations on a type and its methods (not nested types). */
   void checkAnnotations(TypeElement type) {
@@ -89,40 +124,86 @@ final class QueryChecks {
       ExecutableElement method = (ExecutableElement) element;
       for (String annotation : List.of(Mirrors.HQL, Mirrors.DATA_QUERY)) {
         AnnotationMirror mirror = Mirrors.find(method, annotation);
-        if (mirror != null) {
+        String hql = mirror == null ? null : Mirrors.string(mirror, "value");
+        if (hql != null) {
           AnnotationValue value = Mirrors.value(mirror, "value");
-          String hql = Mirrors.string(mirror, "value");
-          if (hql != null && !permitted(method, null)) {
-            checkOnElement(hql, method, mirror, value);
-          }
+          String what = "@" + mirror.getAnnotationType().asElement().getSimpleName() + " method "
+              + type.getSimpleName() + "." + method.getSimpleName();
+          judge(new Found(hql, what, method, contextEntity(type, method), true,
+              permitted(method, null),
+              (kind, tag, message) -> reporter.report(kind, tag, method, mirror, value, message)));
         }
       }
-      AnnotationMirror find = Mirrors.find(method, Mirrors.FIND);
-      if (find != null && !permitted(method, null)) {
-        checkFind(method, find);
+      for (String annotation : List.of(Mirrors.FIND, Mirrors.DATA_FIND, Mirrors.DATA_DELETE)) {
+        AnnotationMirror mirror = Mirrors.find(method, annotation);
+        if (mirror != null && !permitted(method, null)) {
+          checkByParameters(type, method, mirror);
+        }
       }
     }
   }
+
+  /**
+   * Parses a query once and reports what is wrong with it: names nobody can resolve, a missing
+   * FROM clause its context cannot fill, unpinned sharded entities. Returns the analysis (for the
+   * routing metadata), or null when the query does not parse, which Hibernate reports.
+   */
+  private ShardKeyRule.Analysis judge(Found query) {
+    ShardKeyRule rule = new ShardKeyRule(name -> model.entity(name, siteOf(query.site())));
+    ShardKeyRule.Analysis analysis = rule.analyze(query.hql(), query.implicitRoot());
+    if (analysis == null || query.permitted()) {
+      return analysis;
+    }
+    for (String name : analysis.unresolved()) {
+      query.at().report(unresolvedKind, Tag.UnresolvedEntity,
+          query.what() + " names entity " + name + ", which Shardwise cannot find: no @Entity of"
+              + " that name or class name is compiled here, listed in an entity index on the"
+              + " class path (" + EntityIndex.DIRECTORY + name + "), or visible from this"
+              + " file's package and imports; so query \"" + quote(query.hql()) + "\" is not"
+              + " checked for its shard key. Fix: correct the name, write the entity's fully"
+              + " qualified class name, or compile the module that declares " + name + " with"
+              + " shardwise-processor, which writes the index next to its classes."
+              + UNRESOLVED_OPTION_HINT);
+    }
+    if (analysis.rootMissing() && query.needsRoot()) {
+      query.at().report(unresolvedKind, Tag.UnresolvedEntity,
+          query.what() + " has no FROM clause, and its entity cannot be told: the type it is"
+              + " declared in is no Jakarta Data repository of an entity (DataRepository<Entity,"
+              + " Id> or a subtype such as CrudRepository) and its return type is no entity;"
+              + " so query \"" + quote(query.hql()) + "\" is not checked for its shard key."
+              + " Fix: start the query with \"from\" and the entity's name, or declare the"
+              + " entity as the repository's type argument." + UNRESOLVED_OPTION_HINT);
+    }
+    for (Unpinned culprit : analysis.unpinned()) {
+      query.at().report(Diagnostic.Kind.ERROR, Tag.QueryWithoutShardKey,
+          message(query.hql(), culprit));
+    }
+    return analysis;
+  }
+
+  static final String UNRESOLVED_OPTION_HINT =
+      " (-A" + ShardwiseProcessor.UNRESOLVED_ENTITY_OPTION + "=warning reports this as a"
+          + " warning.)";
 
   private void checkNamedQuery(TypeElement type, AnnotationMirror outer, AnnotationMirror query) {
     String name = Mirrors.string(query, "name");
     String hql = Mirrors.string(query, "query");
     // A repeated or nested @NamedQuery has no position of its own in the element API (javac
-    // puts it on the class); find its annotation tree so that the error lands on its line.
+    // puts it on the class); its annotation tree, found when needed, puts the error on its line.
     Located at = outer == query
-        ? new Located(type, query, Mirrors.value(query, "query"))
-        : new Located(type, outer, Mirrors.value(outer, "value"));
-    if (outer != query && trees != null) {
-      at.tree = namedQueryTree(type, name);
+        ? new Located(type, query, Mirrors.value(query, "query"), null)
+        : new Located(type, outer, Mirrors.value(outer, "value"), name);
+    checkLockedReadOnly(type, at, outer == query, query, name);
+    if (hql == null) {
+      return;
     }
-    checkLockedReadOnly(type, at, query, name);
-    if (hql != null && !permitted(type, name)) {
-      List<Unpinned> unpinned = rule.check(hql);
-      if (unpinned != null) {
-        for (Unpinned culprit : unpinned) {
-          at.error(Tag.QueryWithoutShardKey, message(hql, culprit));
-        }
-      }
+    TypeElement resultClass = Mirrors.type(query, "resultClass");
+    ShardKeyRule.Analysis analysis = judge(new Found(hql, "Named query " + name, type,
+        resultClass == null ? null : model.entity(resultClass), false, permitted(type, name),
+        at::report));
+    if (analysis != null && analysis.keyParameter() != null && name != null
+        && model.entity(type) != null) {
+      routing.addQueryParameter(name, analysis.keyParameter());
     }
   }
 
@@ -131,19 +212,25 @@ final class QueryChecks {
     final Element element;
     final AnnotationMirror mirror;
     final AnnotationValue value;
+    final String nestedName;
     Tree tree;
 
-    Located(Element element, AnnotationMirror mirror, AnnotationValue value) {
+    Located(Element element, AnnotationMirror mirror, AnnotationValue value, String nestedName) {
       this.element = element;
       this.mirror = mirror;
       this.value = value;
+      this.nestedName = nestedName;
     }
 
-    void error(Tag tag, String message) {
+    void report(Diagnostic.Kind kind, Tag tag, String message) {
+      if (tree == null && nestedName != null && trees != null) {
+        tree = namedQueryTree((TypeElement) element, nestedName);
+      }
       if (tree != null) {
-        reporter.error(tag, trees, tree, trees.getPath(element).getCompilationUnit(), message);
+        reporter.report(kind, tag, trees, tree, trees.getPath(element).getCompilationUnit(),
+            message);
       } else {
-        reporter.error(tag, element, mirror, value, message);
+        reporter.report(kind, tag, element, mirror, value, message);
       }
     }
   }
@@ -174,7 +261,7 @@ final class QueryChecks {
   }
 
   private void checkLockedReadOnly(
-      TypeElement type, Located at, AnnotationMirror query, String name) {
+      TypeElement type, Located at, boolean direct, AnnotationMirror query, String name) {
     AnnotationValue lockMode = Mirrors.value(query, "lockMode");
     if (lockMode == null || !(lockMode.getValue() instanceof VariableElement)) {
       return;
@@ -190,46 +277,117 @@ final class QueryChecks {
             "Named query " + name + " takes lock mode " + mode + " but is hinted read-only ("
                 + READ_ONLY_HINT + "); a read-only query may be served by a replica, where rows"
                 + " cannot be locked. Fix: drop the read-only hint, or the pessimistic lock.";
-        if (at.tree == null && at.mirror == query) {
+        if (direct) {
           reporter.error(Tag.LockedReadOnly, type, query, lockMode, message);
         } else {
-          at.error(Tag.LockedReadOnly, message);
+          at.report(Diagnostic.Kind.ERROR, Tag.LockedReadOnly, message);
         }
       }
     }
   }
 
-  private void checkOnElement(
-      String hql, Element element, AnnotationMirror mirror, AnnotationValue value) {
-    List<Unpinned> unpinned = rule.check(hql);
-    if (unpinned == null) {
-      return;
-    }
-    for (Unpinned culprit : unpinned) {
-      reporter.error(Tag.QueryWithoutShardKey, element, mirror, value, message(hql, culprit));
-    }
+  /**
+   * The entity a query without FROM clause reads in a repository method: the primary entity of
+   * a Jakarta Data repository (the first type argument of {@code DataRepository}, through
+   * {@code BasicRepository}, {@code CrudRepository} or the user's own subtypes), else the entity
+   * the method returns. Null when neither gives one.
+   */
+  private Entity contextEntity(TypeElement type, ExecutableElement method) {
+    Entity primary = primaryEntity(type);
+    return primary != null ? primary : foundEntity(method.getReturnType());
   }
 
-  /** {@code @Find}: the finder's parameters must include the shard key, matched by name. */
-  private void checkFind(ExecutableElement method, AnnotationMirror find) {
-    Entity entity = foundEntity(method.getReturnType());
-    if (entity == null || !entity.sharded() || entity.keyMember() == null) {
+  private Entity primaryEntity(TypeElement repository) {
+    String key = repository.getQualifiedName().toString();
+    if (primaryEntities.containsKey(key)) {
+      return primaryEntities.get(key);
+    }
+    Entity primary = null;
+    Deque<TypeMirror> pending = new ArrayDeque<>(List.of(repository.asType()));
+    Set<String> seen = new HashSet<>();
+    search:
+    while (!pending.isEmpty()) {
+      for (TypeMirror supertype : types.directSupertypes(pending.poll())) {
+        if (supertype.getKind() != TypeKind.DECLARED) {
+          continue;
+        }
+        DeclaredType declared = (DeclaredType) supertype;
+        TypeElement element = (TypeElement) declared.asElement();
+        if (element.getQualifiedName().contentEquals(Mirrors.DATA_REPOSITORY)) {
+          List<? extends TypeMirror> arguments = declared.getTypeArguments();
+          if (!arguments.isEmpty() && arguments.get(0).getKind() == TypeKind.DECLARED) {
+            primary = model.entity((TypeElement) ((DeclaredType) arguments.get(0)).asElement());
+          }
+          break search;
+        }
+        if (seen.add(element.getQualifiedName().toString())) {
+          pending.add(supertype);
+        }
+      }
+    }
+    primaryEntities.put(key, primary);
+    return primary;
+  }
+
+  /**
+   * {@code @Find} (Hibernate's or Jakarta Data's) and Jakarta Data's parameter-based
+   * {@code @Delete}: the method's parameters are its WHERE clause, so they must include the shard
+   * key, matched by name or by Jakarta Data's {@code @By}.
+   */
+  private void checkByParameters(
+      TypeElement type, ExecutableElement method, AnnotationMirror annotation) {
+    boolean delete = Mirrors.nameOf(annotation).equals(Mirrors.DATA_DELETE);
+    String verb = delete ? "deletes" : "finds";
+    String what = "@" + annotation.getAnnotationType().asElement().getSimpleName() + " method "
+        + method.getSimpleName();
+    Entity entity;
+    if (delete) {
+      for (VariableElement parameter : method.getParameters()) {
+        if (foundEntity(parameter.asType()) != null) {
+          return; // deletes the entities it is given: each is routed by its own key
+        }
+      }
+      entity = primaryEntity(type);
+    } else {
+      TypeElement explicit = Mirrors.type(annotation, "value");
+      entity = explicit != null ? model.entity(explicit) : foundEntity(method.getReturnType());
+    }
+    if (entity == null) {
+      reporter.report(unresolvedKind, Tag.UnresolvedEntity, method, annotation, null,
+          what + " " + verb + " " + (delete ? "the entities of its repository" : "what it returns,"
+              + " " + method.getReturnType()) + ", but Shardwise cannot tell which entity that"
+              + " is, so its parameters are not checked for the shard key. Fix: "
+              + (delete ? "declare the entity as the repository's type argument"
+                  + " (CrudRepository<Entity, Id>)"
+                  : "return the entity, or a List, Optional, Stream or Page of it")
+              + "." + UNRESOLVED_OPTION_HINT);
+      return;
+    }
+    if (!entity.sharded() || entity.keyMember() == null) {
       return;
     }
     String key = entity.keyMember().name();
+    boolean keyIsId = Mirrors.has(entity.keyMember().element(), Mirrors.ID);
     for (VariableElement parameter : method.getParameters()) {
-      if (parameter.getSimpleName().contentEquals(key)) {
+      AnnotationMirror by = Mirrors.find(parameter, Mirrors.DATA_BY);
+      String attribute = by == null ? parameter.getSimpleName().toString()
+          : Mirrors.string(by, "value");
+      if (key.equals(attribute) || keyIsId && BY_ID.equals(attribute)) {
         return;
       }
     }
-    reporter.error(Tag.QueryWithoutShardKey, method, find,
-        "@Find method " + method.getSimpleName() + " finds sharded entity "
-            + entity.simpleName() + " without its shard key " + key + ", so it would run on"
-            + " every shard. Fix: add a parameter named " + key + " (a value, or a list of"
-            + " values), or mark the method @ScatterGather to run it on every shard.");
+    reporter.error(Tag.QueryWithoutShardKey, method, annotation,
+        what + " " + verb + " sharded entity " + entity.simpleName() + " without its shard key "
+            + key + ", so it would run on every shard. Fix: add a parameter named " + key
+            + " (a value, or a list of values), or mark the method @ScatterGather to run it on"
+            + " every shard.");
   }
 
+  /** The entity a type is, or holds: {@code E}, {@code E[]}, {@code List<E>}, {@code Optional<E>}. */
   private Entity foundEntity(TypeMirror type) {
+    if (type.getKind() == TypeKind.ARRAY) {
+      return foundEntity(((ArrayType) type).getComponentType());
+    }
     if (type.getKind() != TypeKind.DECLARED) {
       return null;
     }
@@ -255,6 +413,40 @@ final class QueryChecks {
       }
     }
     return false;
+  }
+
+  /**
+   * The names a simple name denotes in the source file of an element, nearest first: single-type
+   * imports, the file's package, on-demand imports. Read only when no index resolves a name.
+   */
+  private EntityModel.Site siteOf(Element element) {
+    return simpleName -> {
+      List<String> candidates = new ArrayList<>();
+      CompilationUnitTree unit = null;
+      if (trees != null) {
+        TreePath path = trees.getPath(element);
+        unit = path == null ? null : path.getCompilationUnit();
+      }
+      if (unit != null) {
+        for (ImportTree imported : unit.getImports()) {
+          String text = imported.getQualifiedIdentifier().toString();
+          if (!imported.isStatic() && text.endsWith("." + simpleName)) {
+            candidates.add(text);
+          }
+        }
+      }
+      String pkg = elements.getPackageOf(element).getQualifiedName().toString();
+      candidates.add(pkg.isEmpty() ? simpleName : pkg + "." + simpleName);
+      if (unit != null) {
+        for (ImportTree imported : unit.getImports()) {
+          String text = imported.getQualifiedIdentifier().toString();
+          if (!imported.isStatic() && text.endsWith(".*")) {
+            candidates.add(text.substring(0, text.length() - 1) + simpleName);
+          }
+        }
+      }
+      return candidates;
+    };
   }
 
   static String message(String hql, Unpinned culprit) {
@@ -306,13 +498,49 @@ final class QueryChecks {
     if (hql == null || constant.scatterGather || permittedAround(path)) {
       return;
     }
-    List<Unpinned> unpinned = rule.check(hql);
-    if (unpinned == null) {
-      return;
+    Element site = enclosingDeclaration(path);
+    String what = name + " in " + describe(site);
+    judge(new Found(hql, what, site, resultEntity(call, path), false, false,
+        (kind, tag, message) -> reporter.report(kind, tag, trees, argument, unit, message)));
+  }
+
+  /**
+   * The entity of {@code createQuery(hql, Entity.class)}: Hibernate reads it as the root of a
+   * query without FROM clause. Null when the second argument is not a class literal of an entity.
+   */
+  private Entity resultEntity(MethodInvocationTree call, TreePath path) {
+    if (call.getArguments().size() < 2
+        || !(call.getArguments().get(1) instanceof MemberSelectTree)) {
+      return null;
     }
-    for (Unpinned culprit : unpinned) {
-      reporter.error(Tag.QueryWithoutShardKey, trees, argument, unit, message(hql, culprit));
+    MemberSelectTree literal = (MemberSelectTree) call.getArguments().get(1);
+    if (!literal.getIdentifier().contentEquals("class")) {
+      return null;
     }
+    TypeElement type = resolveType(literal.getExpression().toString(), path);
+    return type == null ? null : model.entity(type);
+  }
+
+  /** The method (or, outside one, the type) whose body holds a tree. */
+  private Element enclosingDeclaration(TreePath path) {
+    for (TreePath p = path; p != null; p = p.getParentPath()) {
+      if (p.getLeaf() instanceof MethodTree || p.getLeaf() instanceof ClassTree) {
+        Element element = trees.getElement(p);
+        if (element != null) {
+          return element;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static String describe(Element element) {
+    if (element instanceof TypeElement) {
+      return ((TypeElement) element).getQualifiedName().toString();
+    }
+    Element owner = element.getEnclosingElement();
+    return (owner instanceof TypeElement ? ((TypeElement) owner).getSimpleName() + "." : "")
+        + element.getSimpleName();
   }
 
   private boolean permittedAround(TreePath path) {
@@ -415,7 +643,7 @@ final class QueryChecks {
   }
 
   private List<TypeElement> enclosingTypes(TreePath path) {
-    List<TypeElement> result = new java.util.ArrayList<>();
+    List<TypeElement> result = new ArrayList<>();
     for (TreePath p = path; p != null; p = p.getParentPath()) {
       if (p.getLeaf() instanceof ClassTree) {
         Element element = trees.getElement(p);

@@ -41,28 +41,58 @@ final class Reporter {
       AnnotationMirror annotation,
       AnnotationValue value,
       String message) {
+    report(Diagnostic.Kind.ERROR, tag, element, annotation, value, message);
+  }
+
+  /** An error, or a warning where the user downgraded this kind of problem. */
+  void report(
+      Diagnostic.Kind kind,
+      Tag tag,
+      Element element,
+      AnnotationMirror annotation,
+      AnnotationValue value,
+      String message) {
     String text = tag.bracketed() + " " + message;
     if (!firstTime(System.identityHashCode(element) + "|" + element + "|" + text)) {
       return;
     }
-    errors++;
+    count(kind);
     if (value != null) {
-      messager.printMessage(Diagnostic.Kind.ERROR, text, element, annotation, value);
+      messager.printMessage(kind, text, element, annotation, value);
     } else if (annotation != null) {
-      messager.printMessage(Diagnostic.Kind.ERROR, text, element, annotation);
+      messager.printMessage(kind, text, element, annotation);
     } else {
-      messager.printMessage(Diagnostic.Kind.ERROR, text, element);
+      messager.printMessage(kind, text, element);
     }
   }
 
   /** An error at a tree inside a method body, such as the string literal passed to createQuery. */
   void error(Tag tag, Trees trees, Tree tree, CompilationUnitTree unit, String message) {
+    report(Diagnostic.Kind.ERROR, tag, trees, tree, unit, message);
+  }
+
+  void report(
+      Diagnostic.Kind kind, Tag tag, Trees trees, Tree tree, CompilationUnitTree unit,
+      String message) {
     String text = tag.bracketed() + " " + message;
     if (!firstTime(System.identityHashCode(tree) + "|" + text)) {
       return;
     }
-    errors++;
-    trees.printMessage(Diagnostic.Kind.ERROR, text, tree, unit);
+    count(kind);
+    trees.printMessage(kind, text, tree, unit);
+  }
+
+  /** A problem of the processor's own (an unreadable index, say), not of the user's code. */
+  void warning(String message) {
+    if (firstTime(message)) {
+      messager.printMessage(Diagnostic.Kind.WARNING, "Shardwise: " + message);
+    }
+  }
+
+  private void count(Diagnostic.Kind kind) {
+    if (kind == Diagnostic.Kind.ERROR) {
+      errors++;
+    }
   }
 
   int errorCount() {

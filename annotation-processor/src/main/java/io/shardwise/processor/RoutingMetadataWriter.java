@@ -1,14 +1,10 @@
 package io.shardwise.processor;
 
-import io.shardwise.queryrules.ShardKeyRule;
 import java.io.IOException;
 import java.io.Writer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.annotation.processing.Filer;
-import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.util.Elements;
 import javax.tools.FileObject;
@@ -26,15 +22,13 @@ final class RoutingMetadataWriter {
   static final String RESOURCE = "META-INF/shardwise/routing.properties";
 
   private final Elements elements;
-  private final ShardKeyRule rule;
   private final Map<String, String> lines = new TreeMap<>();
 
-  RoutingMetadataWriter(Elements elements, EntityModel model) {
+  RoutingMetadataWriter(Elements elements) {
     this.elements = elements;
-    this.rule = new ShardKeyRule(model);
   }
 
-  /** Records an entity (its model has been checked in this round) and its named queries. */
+  /** Records an entity (its model has been checked in this round). */
   void add(EntityModel.Entity entity) {
     String prefix = "entity." + elements.getBinaryName(entity.type) + ".";
     if (entity.reference) {
@@ -57,14 +51,14 @@ final class RoutingMetadataWriter {
         lines.put(prefix + "group", elements.getBinaryName(head.type).toString());
       }
     }
-    for (AnnotationMirror query : namedQueries(entity.type)) {
-      String name = Mirrors.string(query, "name");
-      String hql = Mirrors.string(query, "query");
-      String parameter = name == null || hql == null ? null : rule.keyParameter(hql);
-      if (parameter != null) {
-        lines.put("query." + name + ".shardKeyParameter", parameter);
-      }
-    }
+  }
+
+  /**
+   * Records the parameter that carries the shard key of a named query declared on an entity (the
+   * query checks parse each query once and hand over what the rule found).
+   */
+  void addQueryParameter(String queryName, String parameter) {
+    lines.put("query." + queryName + ".shardKeyParameter", parameter);
   }
 
   boolean isEmpty() {
@@ -82,21 +76,22 @@ final class RoutingMetadataWriter {
     }
   }
 
-  private static List<AnnotationMirror> namedQueries(TypeElement type) {
-    List<AnnotationMirror> queries = new ArrayList<>();
-    for (AnnotationMirror mirror : type.getAnnotationMirrors()) {
-      String name = Mirrors.nameOf(mirror);
-      if (name.equals(Mirrors.NAMED_QUERY) || name.equals(Mirrors.HIBERNATE_NAMED_QUERY)) {
-        queries.add(mirror);
-      } else if (name.equals(Mirrors.NAMED_QUERIES) || name.equals(Mirrors.HIBERNATE_NAMED_QUERIES)) {
-        queries.addAll(Mirrors.annotations(mirror, "value"));
+  /** Whether a text needs no escaping at all (names and parameters nearly always). */
+  private static boolean plain(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (!(Character.isLetterOrDigit(c) && c < 0x7f) && c != '.' && c != '$' && c != '_') {
+        return false;
       }
     }
-    return queries;
+    return true;
   }
 
   /** Escapes a key or value the way {@link java.util.Properties#load} reads it back. */
   private static String escape(String text, boolean key) {
+    if (plain(text)) {
+      return text;
+    }
     StringBuilder out = new StringBuilder();
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

@@ -24,7 +24,14 @@ import javax.tools.Diagnostic;
  */
 public final class ShardwiseProcessor extends AbstractProcessor {
 
+  /**
+   * The processor option ({@code -Ashardwise.unresolvedEntity=warning}) that reports queries whose
+   * entity cannot be resolved as warnings instead of errors.
+   */
+  static final String UNRESOLVED_ENTITY_OPTION = "shardwise.unresolvedEntity";
+
   private EntityModel model;
+  private EntityIndex index;
   private Reporter reporter;
   private ModelChecks modelChecks;
   private QueryChecks queryChecks;
@@ -33,12 +40,34 @@ public final class ShardwiseProcessor extends AbstractProcessor {
   @Override
   public synchronized void init(ProcessingEnvironment environment) {
     super.init(environment);
-    model = new EntityModel(environment.getElementUtils(), environment.getTypeUtils());
     reporter = new Reporter(environment.getMessager());
+    index = new EntityIndex(environment.getFiler(), reporter);
+    model = new EntityModel(environment.getElementUtils(), environment.getTypeUtils(), index);
     modelChecks = new ModelChecks(model, reporter);
+    routing = new RoutingMetadataWriter(environment.getElementUtils());
     queryChecks = new QueryChecks(model, reporter, environment.getElementUtils(),
-        treesOf(environment));
-    routing = new RoutingMetadataWriter(environment.getElementUtils(), model);
+        environment.getTypeUtils(), treesOf(environment), routing,
+        unresolvedKind(environment));
+  }
+
+  /** How an unresolved entity is reported: an error unless the option says warning. */
+  private static Diagnostic.Kind unresolvedKind(ProcessingEnvironment environment) {
+    String value = environment.getOptions().get(UNRESOLVED_ENTITY_OPTION);
+    if (value == null || value.equalsIgnoreCase("error")) {
+      return Diagnostic.Kind.ERROR;
+    }
+    if (value.equalsIgnoreCase("warning")) {
+      return Diagnostic.Kind.WARNING;
+    }
+    environment.getMessager().printMessage(Diagnostic.Kind.ERROR,
+        "Shardwise: -A" + UNRESOLVED_ENTITY_OPTION + "=" + value + " is not understood; use"
+            + " error (the default) or warning.");
+    return Diagnostic.Kind.ERROR;
+  }
+
+  @Override
+  public Set<String> getSupportedOptions() {
+    return Set.of(UNRESOLVED_ENTITY_OPTION);
   }
 
   /** The tree API, or null where the compiler is not javac (method bodies are then skipped). */
@@ -97,8 +126,9 @@ public final class ShardwiseProcessor extends AbstractProcessor {
   }
 
   /**
-   * Writes the routing metadata once, after the last round, and only when no round reported an
-   * error: a model with errors must not reach the runtime as if it had been checked.
+   * Writes the routing metadata and the entity index once, after the last round, and only when no
+   * round reported an error: a model with errors must not reach the runtime as if it had been
+   * checked.
    */
   private void writeRoutingMetadata(RoundEnvironment round) {
     if (reporter.errorCount() > 0 || round.errorRaised() || routing.isEmpty()) {
@@ -110,6 +140,14 @@ public final class ShardwiseProcessor extends AbstractProcessor {
       processingEnv.getMessager().printMessage(Diagnostic.Kind.WARNING,
           "Shardwise could not write " + RoutingMetadataWriter.RESOURCE + " (" + e
               + "); the runtime reads the entities by reflection instead.");
+    }
+    try {
+      index.write(model.compiledEntities());
+    } catch (java.io.IOException e) {
+      processingEnv.getMessager().printMessage(Diagnostic.Kind.WARNING,
+          "Shardwise could not write the entity index " + EntityIndex.DIRECTORY + " (" + e
+              + "); compilations against these classes that name their entities will report"
+              + " them as unresolved.");
     }
   }
 

@@ -15,6 +15,7 @@ enum Tag {
   ReferenceToSharded,
   SnowflakeIdType,
   QueryWithoutShardKey,
+  UnresolvedEntity,
   LockedReadOnly;
 
   String bracketed() {

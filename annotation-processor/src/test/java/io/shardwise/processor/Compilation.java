@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -14,7 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import javax.annotation.processing.Processor;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
@@ -35,12 +39,47 @@ final class Compilation {
 
   private final Map<String, String> sources = new LinkedHashMap<>();
   private final List<Diagnostic<? extends JavaFileObject>> diagnostics = new ArrayList<>();
+  private final List<Path> classPath = new ArrayList<>();
+  private final List<String> options = new ArrayList<>();
+  private Path sourcePath;
+  private JavaCompiler compiler = JAVAC;
+  private boolean writeClasses;
   private boolean success;
   private Path output;
 
   /** Adds a source by its path, e.g. {@code app/Merchant.java}. */
   Compilation source(String path, String text) {
     sources.put(path, text);
+    return this;
+  }
+
+  /** Puts a jar or class directory on the class path, in front of this test's own. */
+  Compilation classPath(Path entry) {
+    classPath.add(entry);
+    return this;
+  }
+
+  /** Lets javac find sources it was not given (the way IDEs and some builds pass a module). */
+  Compilation sourcePath(Path directory) {
+    sourcePath = directory;
+    return this;
+  }
+
+  /** A javac option, such as {@code -Ashardwise.unresolvedEntity=warning}. */
+  Compilation option(String option) {
+    options.add(option);
+    return this;
+  }
+
+  /** Compiles with the Eclipse compiler (ECJ, the one Eclipse IDE runs) instead of javac. */
+  Compilation eclipse() {
+    compiler = new org.eclipse.jdt.internal.compiler.tool.EclipseCompiler();
+    return this;
+  }
+
+  /** Compiles to class files too, not only through the processors ({@code -proc:only}). */
+  Compilation writingClasses() {
+    writeClasses = true;
     return this;
   }
 
@@ -55,14 +94,35 @@ final class Compilation {
 
   private Compilation run(List<Processor> processors, boolean explicit) {
     DiagnosticCollector<JavaFileObject> collector = new DiagnosticCollector<>();
-    try (StandardJavaFileManager files = JAVAC.getStandardFileManager(collector, Locale.ROOT, null)) {
+    try (StandardJavaFileManager files =
+        compiler.getStandardFileManager(collector, Locale.ROOT, null)) {
       Path out = Files.createTempDirectory("shardwise-processor-test");
       output = out;
       List<JavaFileObject> units = new ArrayList<>();
-      sources.forEach((path, text) -> units.add(new Source(path, text)));
-      List<String> options = List.of("-proc:only", "-d", out.toString(), "-s", out.toString(),
-          "-classpath", System.getProperty("java.class.path"), "-Xlint:-processing");
-      JavaCompiler.CompilationTask task = JAVAC.getTask(null, files, collector, options, null, units);
+      if (compiler == JAVAC) {
+        sources.forEach((path, text) -> units.add(new Source(path, text)));
+      } else {
+        // The Eclipse compiler reads sources from files only.
+        Path root = onDisk(sources);
+        for (String path : sources.keySet()) {
+          files.getJavaFileObjects(root.resolve(path).toFile()).forEach(units::add);
+        }
+      }
+      List<String> path = new ArrayList<>();
+      classPath.forEach(entry -> path.add(entry.toString()));
+      path.add(System.getProperty("java.class.path"));
+      List<String> arguments = new ArrayList<>(List.of("-d", out.toString(), "-s", out.toString(),
+          "-classpath", String.join(File.pathSeparator, path)));
+      arguments.addAll(compiler == JAVAC ? List.of("-Xlint:-processing") : List.of("-17"));
+      if (!writeClasses) {
+        arguments.add("-proc:only");
+      }
+      if (sourcePath != null) {
+        arguments.addAll(List.of("-sourcepath", sourcePath.toString(), "-implicit:none"));
+      }
+      arguments.addAll(options);
+      JavaCompiler.CompilationTask task =
+          compiler.getTask(null, files, collector, arguments, null, units);
       if (explicit) {
         task.setProcessors(processors);
       }
@@ -77,6 +137,58 @@ final class Compilation {
   /** A file the compilation wrote to its class output, e.g. a generated resource. */
   Path output(String relative) {
     return output.resolve(relative);
+  }
+
+  /** The class output directory (classes, generated resources). */
+  Path output() {
+    return output;
+  }
+
+  /** The class output packed into a jar, as a build packs a module that others depend on. */
+  Path outputAsJar() {
+    try {
+      Path jar = Files.createTempFile("shardwise-fixture", ".jar");
+      try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+          Stream<Path> files = Files.walk(output)) {
+        for (Path file : (Iterable<Path>) files::iterator) {
+          if (Files.isRegularFile(file)) {
+            String name = output.relativize(file).toString().replace(File.separatorChar, '/');
+            out.putNextEntry(new JarEntry(name));
+            Files.copy(file, out);
+            out.closeEntry();
+          }
+        }
+      }
+      return jar;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Writes sources to a fresh directory, for {@link #sourcePath}. */
+  static Path onDisk(Map<String, String> sources) {
+    try {
+      Path root = Files.createTempDirectory("shardwise-sources");
+      for (Map.Entry<String, String> source : sources.entrySet()) {
+        Path file = root.resolve(source.getKey());
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, source.getValue());
+      }
+      return root;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  boolean succeeded() {
+    return success;
+  }
+
+  List<Diagnostic<? extends JavaFileObject>> warnings(Tag tag) {
+    return diagnostics.stream()
+        .filter(d -> d.getKind() == Diagnostic.Kind.WARNING)
+        .filter(d -> d.getMessage(Locale.ROOT).startsWith(tag.bracketed()))
+        .collect(Collectors.toList());
   }
 
   List<Diagnostic<? extends JavaFileObject>> errors() {
@@ -110,6 +222,19 @@ final class Compilation {
     }
     return fail("expected " + tag.bracketed() + " in " + path + " on line " + line + " ("
         + lineContaining.strip() + "), got:\n" + dump());
+  }
+
+  /** As {@link #assertError}, for a warning (the compilation may still succeed). */
+  String assertWarning(Tag tag, String path, String lineContaining) {
+    long line = lineOf(path, lineContaining);
+    for (Diagnostic<? extends JavaFileObject> d : warnings(tag)) {
+      if (d.getSource() != null && d.getSource().getName().endsWith(path)
+          && d.getLineNumber() == line) {
+        return d.getMessage(Locale.ROOT);
+      }
+    }
+    return fail("expected a warning " + tag.bracketed() + " in " + path + " on line " + line
+        + " (" + lineContaining.strip() + "), got:\n" + dump());
   }
 
   void assertErrorCount(int expected) {

@@ -1,5 +1,7 @@
 package io.shardwise.processor;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,56 +18,135 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A real Maven build of a small application (src/test/resources/fixture-project) fails on its
- * query without a shard key, with the processor's message on the query's line. The build runs
- * offline and installs nothing: the processor path and the application's two dependencies are
- * paths taken from this test's own class path, so it checks the processor exactly as this build
- * just compiled it. Surefire passes Maven's home and local repository (for the compiler plugin).
+ * Real Maven builds of small applications under src/test/resources: one module whose build fails
+ * on its query without a shard key (fixture-project), and two modules, entities in {@code domain}
+ * and queries in {@code app} (fixture-multimodule), built in full, in maven-compiler-plugin's
+ * incremental mode and one file at a time. The builds run offline and install nothing: the
+ * processor path and the applications' dependencies are paths taken from this test's own class
+ * path, so they check the processor exactly as this build just compiled it. Surefire passes
+ * Maven's home and local repository (for the build's plugins).
  */
 class MavenBuildTest {
 
   @Test
   void mvnCompileFailsOnAQueryWithoutTheShardKey() throws Exception {
-    Path project = copyFixture();
+    Path project = copyFixture("fixture-project");
+    Build build = maven(project, false, "compile");
+
+    assertNotEquals(0, build.exit, build.output);
+    assertTrue(build.output.contains("COMPILATION ERROR"), build.output);
+    String file = project.resolve("src/main/java/shop/PurchaseOrder.java").toString();
+    assertTrue(build.output.contains(file + ":[12,"), "the error is on the @NamedQuery's line:\n" + build.output);
+    assertTrue(build.output.contains("[QueryWithoutShardKey] Query \"from PurchaseOrder o where o.customer = :c\" uses"
+        + " sharded entity PurchaseOrder o without pinning its shard key merchantId"), build.output);
+    assertTrue(build.output.contains("Fix: add \"o.merchantId = :merchantId\" to the WHERE clause, or mark the query"
+        + " @ScatterGather to run it on every shard."), build.output);
+    assertTrue(!build.output.contains("PurchaseOrder.java:[11,"), "the pinned named query passes:\n" + build.output);
+  }
+
+  /**
+   * The entities are in {@code domain}'s jar; {@code app} names them by entity name only. A clean
+   * build passes; a new file with an unpinned query fails the build when it is the only file
+   * compiled (maven-compiler-plugin without incremental mode compiles only stale sources, against
+   * app's earlier output and domain's jar) and in the default incremental mode (which recompiles
+   * the changed module).
+   */
+  @ParameterizedTest(name = "with hibernate-processor: {0}")
+  @ValueSource(booleans = {false, true})
+  void aMultiModuleBuildChecksEveryBuildOfTheQueryModuleAgainstTheEntityModule(boolean withHibernate)
+      throws Exception {
+    Path project = copyFixture("fixture-multimodule");
+    Build clean = maven(project, withHibernate, "package");
+    assertEquals(0, clean.exit, clean.output);
+    Path domainJar = project.resolve("domain/target/domain-1.jar");
+    try (JarFile jar = new JarFile(domainJar.toFile())) {
+      assertNotNull(jar.getEntry("shardwise/import/Ord"), "domain's jar carries the entity index");
+    }
+
+    Path report = project.resolve("app/src/main/java/shop/app/Report.java");
+    Files.writeString(report, """
+        package shop.app;
+
+        import jakarta.persistence.EntityManager;
+
+        class Report {
+          Object open(EntityManager em) {
+            return em.createQuery("from Ord o where o.status = 'OPEN'").getResultList();
+          }
+        }
+        """);
+    String error = report + ":[7,";
+    String message = "[QueryWithoutShardKey] Query \"from Ord o where o.status = 'OPEN'\" uses sharded entity"
+        + " PurchaseOrder o without pinning its shard key merchantId";
+
+    Build oneFile = maven(project, withHibernate, "package", "-Dmaven.compiler.useIncrementalCompilation=false");
+    assertNotEquals(0, oneFile.exit, oneFile.output);
+    assertTrue(oneFile.output.contains("Compiling 1 source file"), "only Report.java is compiled:\n" + oneFile.output);
+    assertTrue(oneFile.output.contains(error) && oneFile.output.contains(message), oneFile.output);
+
+    Build incremental = maven(project, withHibernate, "compile");
+    assertNotEquals(0, incremental.exit, incremental.output);
+    assertTrue(incremental.output.contains(error) && incremental.output.contains(message), incremental.output);
+    assertFalse(incremental.output.contains("[UnresolvedEntity]"), incremental.output);
+  }
+
+  /**
+   * A build whose processor path lost Shardwise (only hibernate-processor is left) fails on the
+   * enforcer rule docs/compile-time-checks.md recommends, before anything is packaged.
+   */
+  @Test
+  void withoutTheProcessorTheEntityModuleFailsTheGuard() throws Exception {
+    Path project = copyFixture("fixture-multimodule");
+    Build build = maven(project, Processors.HIBERNATE_ONLY, "package");
+    assertNotEquals(0, build.exit, build.output);
+    assertTrue(build.output.contains("shardwise-processor did not run on this module's entities"), build.output);
+    assertFalse(Files.exists(project.resolve("domain/target/domain-1.jar")), build.output);
+  }
+
+  private enum Processors { SHARDWISE, SHARDWISE_AND_HIBERNATE, HIBERNATE_ONLY }
+
+  private record Build(int exit, String output) {}
+
+  private static Build maven(Path project, boolean withHibernate, String... goals) throws Exception {
+    return maven(project, withHibernate ? Processors.SHARDWISE_AND_HIBERNATE : Processors.SHARDWISE, goals);
+  }
+
+  private static Build maven(Path project, Processors processors, String... goals) throws Exception {
     List<String> classPath = Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator));
     String processorPath = classPath.stream()
         .filter(entry -> !entry.endsWith("test-classes"))
-        .filter(entry -> Stream.of("junit", "opentest4j", "apiguardian", "hibernate-processor")
-            .noneMatch(entry::contains))
+        .filter(entry -> Stream.of("junit", "opentest4j", "apiguardian", "jakarta.data-api").noneMatch(entry::contains))
+        .filter(entry -> processors != Processors.SHARDWISE || !entry.contains("hibernate-processor"))
+        .filter(entry -> processors != Processors.HIBERNATE_ONLY
+            || Stream.of("annotation-processor", "shardwise-processor", "query-rules").noneMatch(entry::contains))
         .collect(Collectors.joining(File.pathSeparator));
-
-    List<String> command = new ArrayList<>(List.of(mvn(), "-B", "-o", "compile",
+    List<String> command = new ArrayList<>(List.of(mvn(), "-B", "-o"));
+    command.addAll(List.of(goals));
+    command.addAll(List.of(
         "-Dmaven.repo.local=" + required("maven.repo.local"),
         "-Dfixture.processorpath=" + processorPath,
         "-Dfixture.annotations="
             + asJar(entry(classPath, "annotations/target/classes", "shardwise-annotations-"), "annotations"),
         "-Dfixture.persistence=" + entry(classPath, "jakarta.persistence-api-")));
-    Path log = project.resolve("build.log");
+    Path log = Files.createTempFile(project, "build", ".log");
     Process build = new ProcessBuilder(command).directory(project.toFile())
         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     int exit = build.waitFor();
-    String output = Files.readString(log, StandardCharsets.UTF_8);
-
-    assertNotEquals(0, exit, output);
-    assertTrue(output.contains("COMPILATION ERROR"), output);
-    String file = project.resolve("src/main/java/shop/PurchaseOrder.java").toString();
-    assertTrue(output.contains(file + ":[12,"), "the error is on the @NamedQuery's line:\n" + output);
-    assertTrue(output.contains("[QueryWithoutShardKey] Query \"from PurchaseOrder o where o.customer = :c\" uses"
-        + " sharded entity PurchaseOrder o without pinning its shard key merchantId"), output);
-    assertTrue(output.contains("Fix: add \"o.merchantId = :merchantId\" to the WHERE clause, or mark the query"
-        + " @ScatterGather to run it on every shard."), output);
-    assertTrue(!output.contains("PurchaseOrder.java:[11,"), "the pinned named query passes:\n" + output);
+    return new Build(exit, Files.readString(log, StandardCharsets.UTF_8));
   }
 
-  private static Path copyFixture() throws IOException, URISyntaxException {
-    Path source = Paths.get(MavenBuildTest.class.getResource("/fixture-project/pom.xml").toURI()).getParent();
-    Path target = Paths.get("target", "fixture-project-run").toAbsolutePath();
+  private static Path copyFixture(String name) throws IOException, URISyntaxException {
+    Path source = Paths.get(MavenBuildTest.class.getResource("/" + name + "/pom.xml").toURI()).getParent();
+    Path target = Paths.get("target", name + "-run").toAbsolutePath();
     if (Files.exists(target)) {
       try (Stream<Path> old = Files.walk(target)) {
         old.sorted((a, b) -> b.compareTo(a)).forEach(MavenBuildTest::delete);

@@ -1,13 +1,19 @@
 package io.shardwise.processor;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.Locale;
+import javax.annotation.processing.Processor;
+import org.hibernate.processor.HibernateProcessor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class QueryChecksTest {
 
@@ -39,7 +45,10 @@ class QueryChecksTest {
       "update PurchaseOrder o set o.status = 'DONE' where o.merchantId = :m",
       "delete from OrderItem i where i.merchantId = :m and i.quantity = 0",
       "from Customer c where c.id = :id",
-      "from Unknown u");
+      "with recent as (select o.merchantId as m from PurchaseOrder o where o.merchantId = :m)"
+          + " select r.m from recent r",
+      "select i from PurchaseOrder join items i where i.merchantId = :m",
+      "from app.PurchaseOrder o where o.merchantId = :m");
 
   /** Queries that leave one sharded entity unpinned (the alias each error names). */
   private static final List<String> UNPINNED = List.of(
@@ -238,25 +247,106 @@ class QueryChecksTest {
     c.assertErrorCount(1);
   }
 
+  private static final String ORDERS_REPOSITORY = """
+      package app;
+      import io.shardwise.annotations.ScatterGather;
+      import jakarta.data.repository.*;
+      import java.util.List;
+      import java.util.Optional;
+      @Repository
+      public interface Orders extends CrudRepository<PurchaseOrder, Long> {
+        @Query("where status = :status") List<PurchaseOrder> byStatus(String status);
+        @Query("where merchantId = :merchantId and status = :status")
+        List<PurchaseOrder> mine(long merchantId, String status);
+        @Query("from PurchaseOrder o where o.status = :s") List<PurchaseOrder> withFrom(String s);
+        @ScatterGather @Query("where status = :s") List<PurchaseOrder> everywhere(String s);
+        @Find List<PurchaseOrder> findByStatus(String status);
+        @Find Optional<PurchaseOrder> findOne(@By("merchantId") long merchant, @By(By.ID) Long id);
+        @Find List<OrderItem> items(long merchantId);
+        @Delete void deleteByStatus(@By("status") String status);
+        @Delete void deleteMine(long merchantId, String status);
+        @Delete void remove(PurchaseOrder order);
+      }
+      """;
+
+  @ParameterizedTest(name = "with hibernate-processor: {0}")
+  @ValueSource(booleans = {false, true})
+  void jakartaDataRepositoryMethodsAreCheckedAgainstTheRepositorysEntity(boolean withHibernate) {
+    Compilation c = Fixtures.model().source("app/Orders.java", ORDERS_REPOSITORY)
+        .compileWith(withHibernate
+            ? new Processor[] {new HibernateProcessor(), new ShardwiseProcessor()}
+            : new Processor[] {new ShardwiseProcessor()});
+    String implicit =
+        c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "byStatus(String status)");
+    assertTrue(implicit.contains("Query \"where status = :status\" uses sharded entity"
+        + " PurchaseOrder without pinning its shard key merchantId"), implicit);
+    c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "withFrom(String s)");
+    String find = c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "findByStatus");
+    assertTrue(find.startsWith("[QueryWithoutShardKey] @Find method findByStatus finds sharded"
+        + " entity PurchaseOrder without its shard key merchantId"), find);
+    String delete = c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "deleteByStatus");
+    assertTrue(delete.contains("@Delete method deleteByStatus deletes sharded entity"
+        + " PurchaseOrder without its shard key merchantId"), delete);
+    assertEquals(4, c.errors().stream()
+        .filter(d -> d.getMessage(Locale.ROOT).startsWith("[")).count(), c.dump());
+    if (!withHibernate) {
+      c.assertErrorCount(4);
+    }
+  }
+
   @Test
-  void jakartaDataQueriesAreCheckedWhenPresent() {
-    Compilation c = Fixtures.model().source("jakarta/data/repository/Query.java", """
-        package jakarta.data.repository;
-        /** Stands in for Jakarta Data, which is not on this module's class path. */
-        public @interface Query { String value(); }
-        """).source("app/Orders.java", """
+  void aQueryWithoutFromWhoseEntityNoContextGivesIsReported() {
+    Compilation c = Fixtures.model().source("app/Reports.java", """
         package app;
-        import io.shardwise.annotations.ScatterGather;
-        import jakarta.data.repository.Query;
+        import jakarta.data.repository.*;
         import java.util.List;
-        interface Orders {
-          @Query("from PurchaseOrder o where o.status = :s") List<PurchaseOrder> byStatus(String s);
-          @Query("from PurchaseOrder o where o.merchantId = :m") List<PurchaseOrder> mine(long m);
-          @ScatterGather
-          @Query("from PurchaseOrder o") List<PurchaseOrder> all();
+        @Repository
+        public interface Reports {
+          @Query("where status = :status") List<Object[]> rows(String status);
+          @Query("where status = :status") List<PurchaseOrder> orders(String status);
+          @Query("where merchantId = :m") List<PurchaseOrder> mine(long m);
         }
         """).compileWith(new ShardwiseProcessor());
-    c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "o.status = :s");
+    String message = c.assertError(Tag.UnresolvedEntity, "app/Reports.java", "rows(String");
+    assertTrue(message.startsWith("[UnresolvedEntity] @Query method Reports.rows has no FROM"
+        + " clause, and its entity cannot be told"), message);
+    assertTrue(message.contains("query \"where status = :status\" is not checked"), message);
+    // Without a primary entity, the entity the method returns stands in for it.
+    c.assertError(Tag.QueryWithoutShardKey, "app/Reports.java", "orders(String");
+    c.assertErrorCount(2);
+  }
+
+  @Test
+  void aFindMethodWhoseEntityCannotBeToldIsReported() {
+    Compilation c = Fixtures.model().source("app/Finder.java", """
+        package app;
+        import org.hibernate.annotations.processing.Find;
+        import java.util.Map;
+        interface Finder {
+          @Find Map<String, Object> byStatus(String status);
+        }
+        """).compileWith(new ShardwiseProcessor());
+    String message = c.assertError(Tag.UnresolvedEntity, "app/Finder.java", "byStatus");
+    assertTrue(message.contains("@Find method byStatus finds what it returns,"
+        + " java.util.Map<java.lang.String,java.lang.Object>, but Shardwise cannot tell which"
+        + " entity that is"), message);
+    c.assertErrorCount(1);
+  }
+
+  @Test
+  void createQueryWithoutFromReadsTheEntityOfItsResultClass() {
+    Compilation c = Fixtures.model().source("app/Dao.java", """
+        package app;
+        import org.hibernate.Session;
+        class Dao {
+          void run(Session session) {
+            session.createSelectionQuery("where status = 'NEW'", PurchaseOrder.class);
+            session.createSelectionQuery("where merchantId = :m", PurchaseOrder.class);
+            session.createSelectionQuery("select local date", java.time.LocalDate.class);
+          }
+        }
+        """).compileWith(new ShardwiseProcessor());
+    c.assertError(Tag.QueryWithoutShardKey, "app/Dao.java", "status = 'NEW'");
     c.assertErrorCount(1);
   }
 }

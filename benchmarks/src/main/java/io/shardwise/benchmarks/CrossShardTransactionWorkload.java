@@ -2,6 +2,11 @@ package io.shardwise.benchmarks;
 
 import static io.shardwise.benchmarks.Workloads.percentile;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.shardwise.hibernate.transaction.SagaDefinition;
+import io.shardwise.hibernate.transaction.SagaOutcome;
+import io.shardwise.hibernate.transaction.Sagas;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseSettings;
@@ -12,48 +17,62 @@ import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import jakarta.persistence.LockModeType;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 
 /**
- * The cost of a transfer between two accounts, in one run on one 2-shard testkit topology:
+ * The cost of a transfer between two accounts, in one JVM on one 2-shard testkit topology:
  *
  * <ul>
  *   <li><b>local</b> — both accounts on the same shard, one ordinary transaction
- *       ({@code shards.forKey(a).inTransaction(...)}): the baseline;</li>
- *   <li><b>2pc</b> — the accounts on different shards, {@code shards.atomically(tx -> ...)}: flush and
- *       {@code PREPARE TRANSACTION} on both, the decision in the control database, then
- *       {@code COMMIT PREPARED} on both;</li>
- *   <li><b>saga</b> — the accounts on different shards, a registered two-step saga (debit, then
- *       credit; each with a compensation) run by {@code shards.sagas().run(...)}.</li>
+ *       ({@code shards.forKey(a).inTransaction(...)});</li>
+ *   <li><b>jdbc2pc</b> — the accounts on different shards, a hand-written two-phase commit over
+ *       plain JDBC and one HikariCP pool per shard, with no coordinator log at all:
+ *       {@code SELECT ... FOR NO KEY UPDATE} and {@code UPDATE} on each shard, {@code PREPARE
+ *       TRANSACTION} on both, {@code COMMIT PREPARED} on both. This is the baseline for 2PC: what a
+ *       careful developer writes by hand, without recovery;</li>
+ *   <li><b>hib2pc</b> — the same hand-written protocol, but each side's work in a Hibernate session
+ *       of Shardwise's ({@code shards.forShard(id).openSession()}, {@code find} with
+ *       {@code PESSIMISTIC_WRITE}, {@code flush}, then {@code PREPARE TRANSACTION} and
+ *       {@code COMMIT PREPARED} through {@code doWork}): what Hibernate costs, apart from any
+ *       coordinator;</li>
+ *   <li><b>2pc</b> — the same transfer with {@code shards.atomically(tx -> ...)};</li>
+ *   <li><b>saga</b> — a registered two-step saga (debit, then credit; each with a compensation).</li>
  * </ul>
  *
- * <p>Each configuration runs closed-loop at each thread count: a warm-up, then a measured interval,
- * with progress every second. Threads never share an account (no lock waits between workers): each
- * owns two local pairs (one per shard) and two cross-shard pairs (one in each direction), uses them
- * in turn and alternates the direction of the money. Transactions lock rows with
- * {@code SELECT ... FOR UPDATE} in ascending id order (a saga step touches one row). Reported: ops/s
- * (with the per-second range), p50 and p99 latency of the successful transfers, and each as a ratio
- * to the local baseline at the same thread count of the same run.
+ * <p>The machine is noisy (shared cores, other builds), so the modes run in <em>rounds</em>: in each
+ * round every mode runs a short warm-up and a measured interval, in alternating order (forward in
+ * even rounds, backward in odd ones); the report gives medians over rounds and the median of the
+ * per-round ratios, which cancels slow drift. After every round the money invariant is checked
+ * (the sum of balances over both shards unchanged, no prepared transaction left, no saga
+ * unfinished); the run stops with status 1 at the first violation and leaves the docs alone.
  *
- * <p>At the end the runner checks that the sum of all balances over both shards equals the opening
- * sum, that no prepared transaction is left on any shard and that no saga is unfinished; it prints
- * these and exits with status 1 if any fails (and then leaves the docs alone).
+ * <p>Threads never share an account (no lock waits between workers): each owns two local pairs
+ * (one per shard) and two cross-shard pairs (one in each direction), uses them in turn and
+ * alternates the direction of the money. Rows are locked in ascending id order. Reported per cell:
+ * ops/s, p50 and p99 latency of the whole call, and client CPU per transfer: the CPU time of the
+ * worker threads during the measured interval divided by the transfers they completed in it (what
+ * the transfer costs the application's threads), and the process's CPU time over the same interval
+ * divided by the same count (adds JIT, GC and Shardwise's background threads).
  *
  * <p>Run from the repository root:
  *
@@ -63,12 +82,10 @@ import org.hibernate.SessionFactory;
  * </pre>
  *
  * Options, as {@code key=value} arguments: {@code jvmwarmup=3} (seconds per mode, at the highest
- * thread count, before the first measured configuration; not reported), {@code warmup=3} (seconds
- * per configuration),
- * {@code duration=8} (measured seconds per configuration), {@code threads=1,2},
- * {@code modes=local,2pc,saga}, {@code docs=docs/benchmarks.md} (the generated part of the section
- * "Cross-shard transactions" is replaced, or the section appended; {@code none} leaves the file
- * alone).
+ * thread count, before the first round; not reported), {@code rounds=7}, {@code warmup=2} (seconds
+ * per cell), {@code duration=4} (measured seconds per cell), {@code threads=1,4},
+ * {@code modes=local,jdbc2pc,hib2pc,2pc,saga}, {@code docs=docs/benchmarks.md} (the generated part of the
+ * section "Cross-shard transactions" is replaced; {@code none} leaves the file alone).
  */
 public final class CrossShardTransactionWorkload {
   static final String SECTION = "## Cross-shard transactions";
@@ -79,11 +96,13 @@ public final class CrossShardTransactionWorkload {
   private static final String SAGA = "bench-transfer";
 
 
-  /** The three ways to run a transfer. */
+  /** The ways to run a transfer. */
   enum Mode {
-    LOCAL("local", "local, 1 shard (baseline)"),
-    TWO_PC("2pc", "2PC, 2 shards"),
-    SAGA("saga", "saga, 2 shards");
+    LOCAL("local", "local, 1 shard"),
+    JDBC_2PC("jdbc2pc", "hand-written JDBC 2PC, 2 shards"),
+    HIBERNATE_2PC("hib2pc", "hand-written 2PC in Hibernate sessions, 2 shards"),
+    TWO_PC("2pc", "Shardwise atomically (2PC), 2 shards"),
+    SAGA("saga", "Shardwise saga, 2 shards");
 
     final String key;
     final String label;
@@ -99,22 +118,25 @@ public final class CrossShardTransactionWorkload {
           return m;
         }
       }
-      throw new IllegalArgumentException("Unknown mode '" + key + "': use local, 2pc or saga");
+      throw new IllegalArgumentException("Unknown mode '" + key + "': use local, jdbc2pc, hib2pc, 2pc or saga");
     }
   }
 
   /** Two accounts that move money between each other; {@code low < high}. */
-  private record Pair(long low, long high) {}
+  private record Pair(long low, long high, String lowShard, String highShard) {}
 
   /** What one worker thread owns. */
   private record Accounts(Pair[] local, Pair[] cross) {}
 
   private final ShardedSessions shards;
   private final Sagas sagas;
+  private final Map<String, HikariDataSource> jdbcPools;
+  private final AtomicLong jdbcGids = new AtomicLong();
 
-  private CrossShardTransactionWorkload(ShardedSessions shards, Sagas sagas) {
+  private CrossShardTransactionWorkload(ShardedSessions shards, Sagas sagas, Map<String, HikariDataSource> jdbcPools) {
     this.shards = shards;
     this.sagas = sagas;
+    this.jdbcPools = jdbcPools;
   }
 
   public static void main(String[] args) throws Exception {
@@ -124,6 +146,7 @@ public final class CrossShardTransactionWorkload {
     String loadBefore = loadAverage();
     int status;
     System.out.println("[tx-bench] starting a 2-shard topology (load average " + loadBefore + ") ...");
+    int maxThreads = Arrays.stream(options.threads).max().orElse(1);
     try (PostgresTopology pg = PostgresTopology.builder().shards(2).start()) {
       System.out.printf(Locale.ROOT, "[tx-bench] topology up in %d ms%n", pg.startupTime().toMillis());
       Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null)
@@ -131,16 +154,18 @@ public final class CrossShardTransactionWorkload {
           .schema("create")
           .entities(BenchAccount.class)
           .property(ShardwiseSettings.CONNECTION_TIMEOUT, "5000");
+      Map<String, HikariDataSource> jdbcPools = new LinkedHashMap<>();
       for (PostgresShard shard : pg.shards()) {
         // a lock wait that should never happen here fails after 5 s instead of hanging the run
-        builder.shard(shardId(shard.index()), shard.primary().jdbcUrl() + "?options=-c%20lock_timeout%3D5000");
+        String url = shard.primary().jdbcUrl() + "?options=-c%20lock_timeout%3D5000";
+        builder.shard(shardId(shard.index()), url);
+        jdbcPools.put(shardId(shard.index()), jdbcPool(shardId(shard.index()), url, maxThreads));
       }
       try (SessionFactory sessionFactory = builder.buildSessionFactory()) {
         ShardedSessions shards = ShardedSessions.of(sessionFactory);
         Sagas sagas = shards.sagas().register(transferSaga());
-        CrossShardTransactionWorkload workload = new CrossShardTransactionWorkload(shards, sagas);
+        CrossShardTransactionWorkload workload = new CrossShardTransactionWorkload(shards, sagas, jdbcPools);
 
-        int maxThreads = Arrays.stream(options.threads).max().orElse(1);
         List<Accounts> accounts = workload.openAccounts(maxThreads);
         Totals before = totals(pg);
         System.out.printf(Locale.ROOT, "[tx-bench] %d accounts, sum of balances %,d%n", before.accounts,
@@ -151,44 +176,50 @@ public final class CrossShardTransactionWorkload {
           System.out.printf(Locale.ROOT, "[tx-bench] JVM warm-up: %d s per mode, not measured%n",
               options.jvmWarmupSeconds);
           for (Mode mode : options.modes) {
-            workload.runCell(mode, maxThreads, accounts, options.jvmWarmupSeconds, 1);
+            workload.runCell(mode, maxThreads, 0, accounts, options.jvmWarmupSeconds, 1);
           }
         }
         List<Cell> cells = new ArrayList<>();
+        String violation = null;
+        rounds:
         for (int threads : options.threads) {
-          for (Mode mode : options.modes) {
-            cells.add(workload.runCell(mode, threads, accounts, options.warmupSeconds, options.durationSeconds));
+          for (int round = 0; round < options.rounds; round++) {
+            List<Mode> order = new ArrayList<>(options.modes);
+            if (round % 2 == 1) {
+              java.util.Collections.reverse(order);
+            }
+            for (Mode mode : order) {
+              cells.add(workload.runCell(mode, threads, round, accounts, options.warmupSeconds,
+                  options.durationSeconds));
+            }
+            violation = invariantViolation(pg, before);
+            System.out.printf(Locale.ROOT, "[tx-bench] after round %d at %d thread(s): %s%n", round + 1, threads,
+                violation == null ? "invariant holds" : "INVARIANT VIOLATED: " + violation);
+            if (violation != null) {
+              break rounds;
+            }
           }
         }
 
         Totals after = totals(pg);
-        List<String> prepared = preparedTransactions(pg);
-        long unfinishedSagas = Workloads.count(pg.shard(0).primary(), "SELECT count(*) FROM shardwise.saga WHERE state IN ('RUNNING', 'COMPENSATING')");
-        long completedSagas = Workloads.count(pg.shard(0).primary(), "SELECT count(*) FROM shardwise.saga WHERE state = 'COMPLETED'");
-        System.out.println();
-        System.out.printf(Locale.ROOT, "[tx-bench] sum of balances: before %,d, after %,d (%d accounts before,"
-            + " %d after)%n", before.sum, after.sum, before.accounts, after.accounts);
-        System.out.println("[tx-bench] prepared transactions left: " + prepared);
-        System.out.printf(Locale.ROOT, "[tx-bench] sagas: %d completed, %d unfinished%n", completedSagas,
-            unfinishedSagas);
-        boolean invariantHolds = before.sum == after.sum && before.accounts == after.accounts
-            && prepared.isEmpty() && unfinishedSagas == 0;
         String loadAfter = loadAverage();
-        String report = report(options, cells, Workloads.serverVersion(pg.shard(0).primary()), loadBefore, loadAfter, before, after);
+        String report = report(options, cells, Workloads.serverVersion(pg.shard(0).primary()), loadBefore, loadAfter,
+            before, after);
         System.out.println();
         System.out.println(report);
-        if (!invariantHolds) {
-          System.out.println("[tx-bench] FAILED: the sum of balances changed, or a transaction or saga is left"
-              + " unfinished; docs not updated");
+        if (violation != null) {
+          System.out.println("[tx-bench] FAILED: " + violation + "; docs not updated");
           status = 1;
         } else {
-          System.out.println("[tx-bench] invariant holds: the sum of balances is unchanged");
+          System.out.println("[tx-bench] invariant held after every round");
           if (options.docs != null) {
             Workloads.writeSection(options.docs, SECTION, BEGIN, END, "", report);
             System.out.println("[tx-bench] results written to " + options.docs);
           }
           status = 0;
         }
+      } finally {
+        jdbcPools.values().forEach(HikariDataSource::close);
       }
     }
     System.exit(status);
@@ -196,6 +227,16 @@ public final class CrossShardTransactionWorkload {
 
   static String shardId(int index) {
     return "shard" + index;
+  }
+
+  private static HikariDataSource jdbcPool(String shardId, String url, int threads) {
+    HikariConfig hc = new HikariConfig();
+    hc.setPoolName("jdbc2pc-" + shardId);
+    hc.setJdbcUrl(url);
+    hc.setUsername("postgres");
+    hc.setMaximumPoolSize(Math.max(2, threads)); // a transfer holds one connection per shard
+    hc.setMinimumIdle(2); // as Shardwise's own shard pools
+    return new HikariDataSource(hc);
   }
 
   // --- accounts -----------------------------------------------------------------------------
@@ -231,7 +272,7 @@ public final class CrossShardTransactionWorkload {
   private Pair pair(long[] next, String first, String second) {
     long low = keyOn(next, first);
     long high = keyOn(next, second);
-    return new Pair(low, high);
+    return new Pair(low, high, first, second);
   }
 
   private long keyOn(long[] next, String shardId) {
@@ -243,7 +284,7 @@ public final class CrossShardTransactionWorkload {
     }
   }
 
-  // --- the three transfers ------------------------------------------------------------------
+  // --- the transfers ------------------------------------------------------------------------
 
   /** Debit on {@code from}, credit on {@code to}; payload {@code from,to,amount}. */
   static SagaDefinition transferSaga() {
@@ -287,6 +328,8 @@ public final class CrossShardTransactionWorkload {
         apply(s, pair.low, from, amount);
         apply(s, pair.high, from, amount);
       });
+      case JDBC_2PC -> jdbcTwoPhaseCommit(pair, from, amount);
+      case HIBERNATE_2PC -> hibernateTwoPhaseCommit(pair, from, amount);
       case TWO_PC -> shards.atomically(tx -> {
         tx.on(pair.low, s -> apply(s, pair.low, from, amount));
         tx.on(pair.high, s -> apply(s, pair.high, from, amount));
@@ -302,11 +345,130 @@ public final class CrossShardTransactionWorkload {
     }
   }
 
-  // --- one measured configuration -----------------------------------------------------------
+  /**
+   * The baseline: lock and update each row on its shard, PREPARE TRANSACTION on both, COMMIT PREPARED
+   * on both; on a failure before both prepared, roll back what there is. No decision is recorded
+   * anywhere, so a crash between the two COMMIT PREPAREDs would need a person to finish it.
+   */
+  private void jdbcTwoPhaseCommit(Pair pair, long from, long amount) {
+    String gid = "bench-2pc:" + jdbcGids.incrementAndGet();
+    try (Connection low = jdbcPools.get(pair.lowShard).getConnection();
+        Connection high = jdbcPools.get(pair.highShard).getConnection()) {
+      low.setAutoCommit(false);
+      high.setAutoCommit(false);
+      boolean lowPrepared = false;
+      boolean highPrepared = false;
+      try {
+        move(low, pair.low, from, amount);
+        move(high, pair.high, from, amount);
+        execute(low, "PREPARE TRANSACTION '" + gid + "'");
+        lowPrepared = true;
+        execute(high, "PREPARE TRANSACTION '" + gid + "'");
+        highPrepared = true;
+      } catch (SQLException | RuntimeException e) {
+        undo(low, lowPrepared, gid, e);
+        undo(high, highPrepared, gid, e);
+        throw e;
+      }
+      low.setAutoCommit(true);
+      execute(low, "COMMIT PREPARED '" + gid + "'");
+      high.setAutoCommit(true);
+      execute(high, "COMMIT PREPARED '" + gid + "'");
+    } catch (SQLException e) {
+      throw new IllegalStateException("JDBC 2PC " + gid + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** The same protocol as {@link #jdbcTwoPhaseCommit}, each side's work in a Hibernate session. */
+  private void hibernateTwoPhaseCommit(Pair pair, long from, long amount) {
+    String gid = "bench-2pc:" + jdbcGids.incrementAndGet();
+    try (Session low = shards.forShard(pair.lowShard).openSession();
+        Session high = shards.forShard(pair.highShard).openSession()) {
+      org.hibernate.Transaction lowTx = low.beginTransaction();
+      org.hibernate.Transaction highTx = high.beginTransaction();
+      boolean lowPrepared = false;
+      boolean highPrepared = false;
+      try {
+        apply(low, pair.low, from, amount);
+        apply(high, pair.high, from, amount);
+        low.flush();
+        high.flush();
+        low.doWork(c -> execute(c, "PREPARE TRANSACTION '" + gid + "'"));
+        lowPrepared = true;
+        lowTx.rollback(); // ends Hibernate's transaction; the driver sends nothing outside a transaction
+        high.doWork(c -> execute(c, "PREPARE TRANSACTION '" + gid + "'"));
+        highPrepared = true;
+        highTx.rollback();
+      } catch (RuntimeException e) {
+        undo(low, lowTx, lowPrepared, gid, e);
+        undo(high, highTx, highPrepared, gid, e);
+        throw e;
+      }
+      low.doWork(c -> execute(c, "COMMIT PREPARED '" + gid + "'"));
+      high.doWork(c -> execute(c, "COMMIT PREPARED '" + gid + "'"));
+    }
+  }
+
+  private static void undo(Session s, org.hibernate.Transaction tx, boolean prepared, String gid, Exception cause) {
+    try {
+      if (prepared) {
+        s.doWork(c -> execute(c, "ROLLBACK PREPARED '" + gid + "'"));
+      } else if (tx.isActive()) {
+        tx.rollback();
+      }
+    } catch (RuntimeException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  private static void move(Connection c, long id, long from, long amount) throws SQLException {
+    long balance;
+    try (PreparedStatement select = c.prepareStatement("SELECT balance FROM bench_account WHERE id = ? FOR NO KEY UPDATE")) {
+      select.setLong(1, id);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          throw new IllegalStateException("no account " + id);
+        }
+        balance = rs.getLong(1);
+      }
+    }
+    if (id == from && balance < amount) {
+      throw new IllegalStateException("insufficient funds in account " + id + ": " + balance + " < " + amount);
+    }
+    try (PreparedStatement update = c.prepareStatement("UPDATE bench_account SET balance = ? WHERE id = ?")) {
+      update.setLong(1, id == from ? balance - amount : balance + amount);
+      update.setLong(2, id);
+      update.executeUpdate();
+    }
+  }
+
+  private static void undo(Connection c, boolean prepared, String gid, Exception cause) {
+    try {
+      if (prepared) {
+        c.setAutoCommit(true);
+        execute(c, "ROLLBACK PREPARED '" + gid + "'");
+      } else {
+        c.rollback();
+      }
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  // --- one measured cell ----------------------------------------------------------------------
 
   private static final int WARMUP = 0;
   private static final int MEASURE = 1;
   private static final int STOP = 2;
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
   /** A worker's measurements; written by its thread, read after it ended. */
   private static final class Worker {
@@ -317,10 +479,10 @@ public final class CrossShardTransactionWorkload {
 
   private volatile int phase;
 
-  private Cell runCell(Mode mode, int threads, List<Accounts> accounts, int warmupSeconds, int durationSeconds)
-      throws InterruptedException {
-    System.out.printf(Locale.ROOT, "[tx-bench] %s, %d thread(s): warm-up %d s, measure %d s%n", mode.label, threads,
-        warmupSeconds, durationSeconds);
+  private Cell runCell(Mode mode, int threads, int round, List<Accounts> accounts, int warmupSeconds,
+      int durationSeconds) throws InterruptedException {
+    System.out.printf(Locale.ROOT, "[tx-bench] %s, %d thread(s), round %d: warm-up %d s, measure %d s%n", mode.label,
+        threads, round + 1, warmupSeconds, durationSeconds);
     phase = WARMUP;
     LongAdder done = new LongAdder();
     List<Worker> workers = new ArrayList<>();
@@ -328,7 +490,7 @@ public final class CrossShardTransactionWorkload {
     for (int t = 0; t < threads; t++) {
       Worker w = new Worker();
       Pair[] pairs = mode == Mode.LOCAL ? accounts.get(t).local() : accounts.get(t).cross();
-      SplittableRandom random = new SplittableRandom(31L * threads + 7L * t + mode.ordinal());
+      SplittableRandom random = new SplittableRandom(31L * threads + 7L * t + 101L * round + mode.ordinal());
       Thread thread = new Thread(() -> loop(mode, pairs, random, w, done), "tx-bench-" + mode.key + "-" + t);
       thread.setDaemon(true);
       workers.add(w);
@@ -337,28 +499,26 @@ public final class CrossShardTransactionWorkload {
     running.forEach(Thread::start);
 
     long warmupStart = System.nanoTime();
-    long last = done.sum();
     for (int s = 1; s <= warmupSeconds; s++) {
       sleepUntil(warmupStart + s * 1_000_000_000L);
-      long now = done.sum();
-      System.out.printf(Locale.ROOT, "[tx-bench]   warm-up %d/%d s: %6d ops/s%n", s, warmupSeconds, now - last);
-      last = now;
     }
 
+    long workerCpuBefore = cpuTime(running);
+    long processCpuBefore = OS.getProcessCpuTime();
     long start = System.nanoTime();
-    long measuredBefore = done.sum();
     phase = MEASURE;
     long[] perSecond = new long[durationSeconds];
-    last = measuredBefore;
+    long last = done.sum();
     for (int s = 0; s < durationSeconds; s++) {
       sleepUntil(start + (s + 1) * 1_000_000_000L);
       long now = done.sum();
       perSecond[s] = now - last;
-      System.out.printf(Locale.ROOT, "[tx-bench]   %d/%d s: %6d ops/s%n", s + 1, durationSeconds, perSecond[s]);
       last = now;
     }
     phase = STOP;
     long elapsed = System.nanoTime() - start;
+    long workerCpu = cpuTime(running) - workerCpuBefore;
+    long processCpu = OS.getProcessCpuTime() - processCpuBefore;
     for (Thread thread : running) {
       thread.join(60_000);
       if (thread.isAlive()) {
@@ -375,9 +535,22 @@ public final class CrossShardTransactionWorkload {
         firstError = w.firstError;
       }
     }
-    Cell cell = new Cell(mode, threads, all.size() * 1e9 / elapsed, perSecond, all.sorted(), errors, firstError);
+    Cell cell = new Cell(mode, threads, round, all.size() * 1e9 / elapsed, perSecond, all.sorted(), workerCpu,
+        processCpu, errors, firstError);
     System.out.println("[tx-bench]   " + cell.summary());
     return cell;
+  }
+
+  /** The CPU time the threads have used so far (a thread that ended counts nothing). */
+  private static long cpuTime(List<Thread> threads) {
+    long sum = 0;
+    for (Thread t : threads) {
+      long cpu = THREADS.getThreadCpuTime(t.getId());
+      if (cpu > 0) {
+        sum += cpu;
+      }
+    }
+    return sum;
   }
 
   private void loop(Mode mode, Pair[] pairs, SplittableRandom random, Worker w, LongAdder done) {
@@ -404,8 +577,8 @@ public final class CrossShardTransactionWorkload {
       if (p == phase) {
         if (p == MEASURE) {
           w.nanos.add(took);
+          done.increment();
         }
-        done.increment();
       }
     }
   }
@@ -417,25 +590,39 @@ public final class CrossShardTransactionWorkload {
     }
   }
 
-  /** One mode at one thread count. */
+  /** One mode at one thread count in one round. */
   static final class Cell {
     final Mode mode;
     final int threads;
+    final int round;
     final double opsPerSecond;
     final long[] perSecond;
     final long[] sortedNanos;
+    final long workerCpuNanos;
+    final long processCpuNanos;
     final long errors;
     final String firstError;
 
-    Cell(Mode mode, int threads, double opsPerSecond, long[] perSecond, long[] sortedNanos, long errors,
-        String firstError) {
+    Cell(Mode mode, int threads, int round, double opsPerSecond, long[] perSecond, long[] sortedNanos,
+        long workerCpuNanos, long processCpuNanos, long errors, String firstError) {
       this.mode = mode;
       this.threads = threads;
+      this.round = round;
       this.opsPerSecond = opsPerSecond;
       this.perSecond = perSecond;
       this.sortedNanos = sortedNanos;
+      this.workerCpuNanos = workerCpuNanos;
+      this.processCpuNanos = processCpuNanos;
       this.errors = errors;
       this.firstError = firstError;
+    }
+
+    double workerCpuMicrosPerTransfer() {
+      return sortedNanos.length == 0 ? Double.NaN : workerCpuNanos / 1e3 / sortedNanos.length;
+    }
+
+    double processCpuMicrosPerTransfer() {
+      return sortedNanos.length == 0 ? Double.NaN : processCpuNanos / 1e3 / sortedNanos.length;
     }
 
     double p50Ms() {
@@ -447,9 +634,12 @@ public final class CrossShardTransactionWorkload {
     }
 
     String summary() {
-      return String.format(Locale.ROOT, "%s, %d thread(s): %.0f ops/s (per second %d-%d), p50 %.2f ms, p99 %.2f ms,"
-              + " %d transfers, %d errors%s", mode.label, threads, opsPerSecond, Workloads.min(perSecond), Workloads.max(perSecond),
-          p50Ms(), p99Ms(), sortedNanos.length, errors, firstError == null ? "" : " (first: " + firstError + ")");
+      return String.format(Locale.ROOT, "%s, %d thread(s), round %d: %.0f ops/s (per second %d-%d), p50 %.2f ms,"
+              + " p99 %.2f ms, CPU per transfer %.0f us in workers / %.0f us in the process, %d transfers, %d errors%s",
+          mode.label, threads, round + 1, opsPerSecond, Workloads.min(perSecond), Workloads.max(perSecond),
+          Workloads.percentile(sortedNanos, 0.50) / 1e6, Workloads.percentile(sortedNanos, 0.99) / 1e6,
+          workerCpuMicrosPerTransfer(), processCpuMicrosPerTransfer(), sortedNanos.length, errors,
+          firstError == null ? "" : " (first: " + firstError + ")");
     }
   }
 
@@ -469,6 +659,26 @@ public final class CrossShardTransactionWorkload {
       }
     }
     return new Totals(accounts, sum);
+  }
+
+  /** Null if the money invariant holds, else what is wrong. */
+  private static String invariantViolation(PostgresTopology pg, Totals before) throws SQLException {
+    Totals now = totals(pg);
+    List<String> prepared = preparedTransactions(pg);
+    long unfinishedSagas = Workloads.count(pg.shard(0).primary(),
+        "SELECT count(*) FROM shardwise.saga WHERE state IN ('RUNNING', 'COMPENSATING')");
+    List<String> problems = new ArrayList<>();
+    if (now.sum != before.sum || now.accounts != before.accounts) {
+      problems.add(String.format(Locale.ROOT, "sum of balances %,d over %d accounts, was %,d over %d", now.sum,
+          now.accounts, before.sum, before.accounts));
+    }
+    if (!prepared.isEmpty()) {
+      problems.add("prepared transactions left: " + prepared);
+    }
+    if (unfinishedSagas != 0) {
+      problems.add(unfinishedSagas + " unfinished saga(s)");
+    }
+    return problems.isEmpty() ? null : String.join("; ", problems);
   }
 
   private static List<String> preparedTransactions(PostgresTopology pg) throws SQLException {
@@ -498,14 +708,9 @@ public final class CrossShardTransactionWorkload {
 
   static String report(Options o, List<Cell> cells, String postgres, String loadBefore, String loadAfter,
       Totals before, Totals after) {
-    Map<Integer, Cell> baseline = new HashMap<>();
-    for (Cell c : cells) {
-      if (c.mode == Mode.LOCAL) {
-        baseline.put(c.threads, c);
-      }
-    }
     StringBuilder b = new StringBuilder();
     b.append(BEGIN).append("\n\n");
+    b.append("The × columns are medians over rounds of the ratio to that baseline's ops/s in the same round.\n\n");
     b.append(String.format(Locale.ROOT, "Run of %s. Machine: %d cores as the JVM sees them, shared with other"
             + " builds and test runs (load average %s at the start, %s at the end), %s %s, %s %s; PostgreSQL %s"
             + " from the testkit's embedded bundle (`fsync = off`), both shard primaries and the control database"
@@ -513,25 +718,86 @@ public final class CrossShardTransactionWorkload {
         LocalDate.now(), Runtime.getRuntime().availableProcessors(), loadBefore, loadAfter,
         System.getProperty("java.vm.name"), System.getProperty("java.version"), System.getProperty("os.name"),
         System.getProperty("os.arch"), postgres, o));
-    b.append("| Threads | Transfer | ops/s (per-second min–max) | p50 ms | p99 ms | × local ops/s | × local p50"
-        + " | × local p99 | Errors |\n");
-    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (Cell c : cells) {
-      Cell base = baseline.get(c.threads);
-      b.append(String.format(Locale.ROOT, "| %d | %s | %,.0f (%,d–%,d) | %.2f | %.2f | %s | %s | %s | %d |%n",
-          c.threads, c.mode.label, c.opsPerSecond, Workloads.min(c.perSecond), Workloads.max(c.perSecond), c.p50Ms(), c.p99Ms(),
-          base == null ? "–" : ratio(c.opsPerSecond, base.opsPerSecond),
-          base == null ? "–" : ratio(c.p50Ms(), base.p50Ms()),
-          base == null ? "–" : ratio(c.p99Ms(), base.p99Ms()), c.errors));
+    b.append("| Threads | Transfer | ops/s, median of rounds (min–max) | × JDBC 2PC | × Hibernate 2PC | × local"
+        + " | p50 ms | p99 ms | CPU µs/transfer, workers | CPU µs/transfer, process | Errors |\n");
+    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int threads : o.threads) {
+      for (Mode mode : o.modes) {
+        List<Cell> mine = cells.stream().filter(c -> c.threads == threads && c.mode == mode).toList();
+        if (mine.isEmpty()) {
+          continue;
+        }
+        double[] ops = mine.stream().mapToDouble(c -> c.opsPerSecond).toArray();
+        LongList latencies = new LongList();
+        mine.forEach(c -> latencies.addAll(c.sortedNanos));
+        long[] sorted = latencies.sorted();
+        b.append(String.format(Locale.ROOT, "| %d | %s | %,.0f (%,.0f–%,.0f) | %s | %s | %s | %.2f | %.2f | %.0f | %.0f | %d |%n",
+            threads, mode.label, median(ops), Arrays.stream(ops).min().orElse(0), Arrays.stream(ops).max().orElse(0),
+            ratioColumn(cells, threads, mode, Mode.JDBC_2PC), ratioColumn(cells, threads, mode, Mode.HIBERNATE_2PC),
+            ratioColumn(cells, threads, mode, Mode.LOCAL),
+            Workloads.percentile(sorted, 0.50) / 1e6, Workloads.percentile(sorted, 0.99) / 1e6,
+            median(mine.stream().mapToDouble(Cell::workerCpuMicrosPerTransfer).toArray()),
+            median(mine.stream().mapToDouble(Cell::processCpuMicrosPerTransfer).toArray()),
+            mine.stream().mapToLong(c -> c.errors).sum()));
+      }
     }
-    b.append(String.format(Locale.ROOT, "%nSum of balances over both shards: %,d before, %,d after (%d accounts);"
-        + " no prepared transaction and no unfinished saga left.%n", before.sum, after.sum, after.accounts));
+    if (o.modes.contains(Mode.JDBC_2PC) && o.modes.contains(Mode.TWO_PC)) {
+      b.append("\nShardwise `atomically` ÷ hand-written JDBC 2PC, round by round (ops/s; CPU µs per transfer in"
+          + " the workers):\n\n");
+      for (int threads : o.threads) {
+        StringBuilder line = new StringBuilder();
+        for (int round = 0; round < o.rounds; round++) {
+          Cell sw = find(cells, threads, round, Mode.TWO_PC);
+          Cell jdbc = find(cells, threads, round, Mode.JDBC_2PC);
+          if (sw == null || jdbc == null) {
+            continue;
+          }
+          line.append(String.format(Locale.ROOT, "%s%.2f (%,.0f vs %,.0f; %.0f vs %.0f µs)", line.length() == 0 ? "" : "; ",
+              sw.opsPerSecond / jdbc.opsPerSecond, sw.opsPerSecond, jdbc.opsPerSecond, sw.workerCpuMicrosPerTransfer(),
+              jdbc.workerCpuMicrosPerTransfer()));
+        }
+        b.append("- ").append(threads).append(" thread(s): ").append(line).append('\n');
+      }
+    }
+    b.append(String.format(Locale.ROOT, "%nSum of balances over both shards: %,d before, %,d after (%d accounts),"
+        + " checked after every round with no prepared transaction and no unfinished saga left.%n", before.sum,
+        after.sum, after.accounts));
     b.append('\n').append(END);
     return b.toString();
   }
 
-  private static String ratio(double value, double base) {
-    return base > 0 ? String.format(Locale.ROOT, "%.2f", value / base) : "–";
+  private static Cell find(List<Cell> cells, int threads, int round, Mode mode) {
+    for (Cell c : cells) {
+      if (c.threads == threads && c.round == round && c.mode == mode) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /** The median over rounds of this mode's ops/s divided by the baseline's in the same round. */
+  private static String ratioColumn(List<Cell> cells, int threads, Mode mode, Mode baseline) {
+    List<Double> ratios = new ArrayList<>();
+    for (Cell c : cells) {
+      if (c.threads == threads && c.mode == mode) {
+        Cell base = find(cells, threads, c.round, baseline);
+        if (base != null && base.opsPerSecond > 0) {
+          ratios.add(c.opsPerSecond / base.opsPerSecond);
+        }
+      }
+    }
+    return ratios.isEmpty() ? "–"
+        : String.format(Locale.ROOT, "%.2f", median(ratios.stream().mapToDouble(Double::doubleValue).toArray()));
+  }
+
+  static double median(double[] values) {
+    if (values.length == 0) {
+      return Double.NaN;
+    }
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int mid = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   }
 
   // --- small helpers ------------------------------------------------------------------------
@@ -540,20 +806,23 @@ public final class CrossShardTransactionWorkload {
   /** Command-line settings, {@code key=value}. */
   static final class Options {
     int jvmWarmupSeconds = 3;
-    int warmupSeconds = 3;
-    int durationSeconds = 8;
-    int[] threads = {1, 2};
-    List<Mode> modes = List.of(Mode.LOCAL, Mode.TWO_PC, Mode.SAGA);
+    int rounds = 7;
+    int warmupSeconds = 2;
+    int durationSeconds = 4;
+    int[] threads = {1, 4};
+    List<Mode> modes = List.of(Mode.LOCAL, Mode.JDBC_2PC, Mode.HIBERNATE_2PC, Mode.TWO_PC, Mode.SAGA);
     Path docs = Path.of("docs", "benchmarks.md");
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (Map.Entry<String, String> arg : Workloads.keyValues(args, "jvmwarmup, warmup, duration, threads, modes, docs").entrySet()) {
+      for (Map.Entry<String, String> arg : Workloads.keyValues(args,
+          "jvmwarmup, rounds, warmup, duration, threads, modes, docs").entrySet()) {
         String key = arg.getKey();
         String value = arg.getValue();
         try {
           switch (key) {
             case "jvmwarmup" -> o.jvmWarmupSeconds = Workloads.nonNegative(key, Integer.parseInt(value));
+            case "rounds" -> o.rounds = Workloads.positive(key, Integer.parseInt(value));
             case "warmup" -> o.warmupSeconds = Workloads.nonNegative(key, Integer.parseInt(value));
             case "duration" -> o.durationSeconds = Workloads.positive(key, Integer.parseInt(value));
             case "threads" -> o.threads = Arrays.stream(value.split(","))
@@ -561,17 +830,17 @@ public final class CrossShardTransactionWorkload {
             case "modes" -> o.modes = Arrays.stream(value.split(",")).map(v -> Mode.of(v.trim())).distinct()
                 .sorted().toList();
             case "docs" -> o.docs = value.equals("none") ? null : Path.of(value);
-            default -> throw new IllegalArgumentException("Unknown option '" + key + "': use jvmwarmup, warmup,"
-                + " duration, threads, modes or docs");
+            default -> throw new IllegalArgumentException("Unknown option '" + key + "': use jvmwarmup, rounds,"
+                + " warmup, duration, threads, modes or docs");
           }
         } catch (NumberFormatException e) {
           throw new IllegalArgumentException("Option " + key + " needs a number (or a comma-separated list), got '"
               + value + "'");
         }
       }
-      if (o.docs != null && !o.modes.contains(Mode.LOCAL)) {
-        throw new IllegalArgumentException("The docs table needs the local baseline: add local to modes, or pass"
-            + " docs=none");
+      if (o.docs != null && !(o.modes.contains(Mode.JDBC_2PC) && o.modes.contains(Mode.LOCAL))) {
+        throw new IllegalArgumentException("The docs table needs the baselines: add local and jdbc2pc to modes, or"
+            + " pass docs=none");
       }
       if (o.docs != null && !Files.isRegularFile(o.docs)) {
         throw new IllegalArgumentException("Results go to " + o.docs.toAbsolutePath() + ", which does not exist:"
@@ -582,8 +851,8 @@ public final class CrossShardTransactionWorkload {
 
     @Override
     public String toString() {
-      return String.format(Locale.ROOT, "jvmwarmup=%d warmup=%d duration=%d threads=%s modes=%s",
-          jvmWarmupSeconds, warmupSeconds, durationSeconds,
+      return String.format(Locale.ROOT, "jvmwarmup=%d rounds=%d warmup=%d duration=%d threads=%s modes=%s",
+          jvmWarmupSeconds, rounds, warmupSeconds, durationSeconds,
           String.join(",", Arrays.stream(threads).mapToObj(Integer::toString).toList()),
           String.join(",", modes.stream().map(m -> m.key).toList()));
     }

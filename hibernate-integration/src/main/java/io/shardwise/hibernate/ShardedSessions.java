@@ -105,7 +105,8 @@ public final class ShardedSessions {
   /** Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. */
   public ScatterQueries scatter() {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
-        components::scatterExecutor, (shardId, work) -> forShard(shardId).readOnly().fromTransaction(work)));
+        components::scatterExecutor, (shardId, work) -> forShard(shardId).readOnly().fromTransaction(work),
+        components.config().scatter()));
   }
 
   /**
@@ -160,10 +161,14 @@ public final class ShardedSessions {
   /**
    * Runs {@code work} over every shard it touches as one atomic transaction (two-phase commit): all
    * shards commit or none does. Needs a control database ({@code shardwise.control.url}) for the
-   * commit decision. See {@link CrossShardTransaction}.
+   * coordinators' heartbeats that recovery reads, and PostgreSQL 17 or later on every shard. See
+   * {@link CrossShardTransaction}.
    *
    * @throws CrossShardAbortedException if it was rolled back everywhere
-   * @throws TransactionInDoubtException if the decision could not be confirmed; recovery settles it
+   * @throws TransactionInDoubtException if the deciding shard's commit could not be confirmed; recovery
+   *     settles it
+   * @throws ShardwiseException if, after the commit, a prepared shard is found finished against the
+   *     decision by someone else (the message names the shard to repair)
    */
   public void atomically(java.util.function.Consumer<CrossShardTransaction> work) {
     fromAtomically(tx -> {

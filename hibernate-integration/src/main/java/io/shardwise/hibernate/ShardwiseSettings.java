@@ -88,11 +88,30 @@ public final class ShardwiseSettings {
   /** How long a read waits for a replica connection before it falls back to the primary (ms, default 1000). */
   public static final String REPLICA_CONNECTION_TIMEOUT = "shardwise.replica.connection_timeout_ms";
 
-  /** The HMAC secret that signs consistency tokens; the same on every instance (32+ random bytes). */
+  /**
+   * The HMAC secret that signs consistency tokens; the same on every instance (32+ random bytes).
+   * Required at start-up when the persistence unit maps a {@code @ReadYourWrites} entity.
+   */
   public static final String RYW_SECRET = "shardwise.ryw.secret";
+
+  /**
+   * A second secret whose consistency tokens are accepted but never issued, for rotating
+   * {@link #RYW_SECRET}: accept the new secret everywhere, then sign with it, then drop the old.
+   */
+  public static final String RYW_ACCEPTED_SECRET = "shardwise.ryw.accepted_secret";
 
   /** How long an LSN pin is kept (ms, default 60000); replicas further behind are out of rotation long before. */
   public static final String RYW_PIN_TTL = "shardwise.ryw.pin_ttl_ms";
+
+  /**
+   * The most rows one scatter-gather query may hold in memory, summed over its shards (default
+   * 100000). A query that would hold more fails with {@code ScatterRowLimitException}; a LIMIT, keyset
+   * pagination ({@code after(...)}) or a narrower WHERE keeps it under.
+   */
+  public static final String SCATTER_MAX_ROWS = "shardwise.scatter.max_rows";
+
+  /** Rows a shard sends per round trip to a scatter-gather query, from a server-side cursor (default 1000). */
+  public static final String SCATTER_FETCH_SIZE = "shardwise.scatter.fetch_size";
 
   /** Cross-shard transactions (two-phase commit, sagas, reference-table writes) when a control database is set (default true). */
   public static final String TX_ENABLED = "shardwise.tx.enabled";
@@ -103,7 +122,10 @@ public final class ShardwiseSettings {
   /** A prepared transaction of a live coordinator is left alone this long before recovery may abort it (ms, default 60000). */
   public static final String TX_IN_DOUBT_GRACE = "shardwise.tx.in_doubt_grace_ms";
 
-  /** Connections of the coordinator's decision-log pool in the control database (default 3). */
+  /**
+   * Connections of the pool that writes coordinator heartbeats and the saga log to the control
+   * database (default 3). Two-phase commit does not use it on its commit path.
+   */
   public static final String TX_LOG_POOL_SIZE = "shardwise.tx.log_pool_size";
 
   /** Attempts of a saga step on transient failures before the saga compensates (default 5). */

@@ -46,15 +46,16 @@ class ReferenceTablesTest {
       }));
       assertEquals(List.of(), ShopFixture.shardsHolding(pg, "SELECT count(*) FROM Country WHERE code = 'ES'"));
 
-      // a coordinator crash after the decision: recovery completes the write everywhere
+      // a coordinator crash after the decision (the deciding shard committed, the other is prepared):
+      // recovery completes the write everywhere
       BankFixture.service(sf).faultInjector((point, gid, shard) -> {
-        if (point == Point.AFTER_COMMIT) {
+        if (point == Point.AFTER_DECISION) {
           throw new CoordinatorCrash("dies between the commits of " + gid);
         }
       });
       assertThrows(CoordinatorCrash.class, () -> reference.inTransaction(s -> s.persist(new Country("IT", "Italy"))));
       BankFixture.service(sf).faultInjector(null);
-      BankFixture.service(sf).recoverNow();
+      assertEquals(1, BankFixture.service(sf).recoverNow().committed());
       assertEquals(List.of(0, 1), ShopFixture.shardsHolding(pg, "SELECT count(*) FROM Country WHERE code = 'IT'"));
       assertTrue(reference.check().consistent());
 

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -28,8 +29,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Sagas: the bank invariant with business failures (compensation) and coordinator crashes (resumed
- * from the log), what other readers see between steps, a crash resumed by another instance, and
- * transient failures retried.
+ * from the log), what other readers see between steps, a crash resumed by another instance, a saga
+ * taken over by another instance between recovery's listing and its claim, and transient failures
+ * retried.
  */
 @ShardedPostgres(shards = 2)
 class SagaTest {
@@ -226,6 +228,65 @@ class SagaTest {
     assertEquals(Map.of("x1", 2), BankFixture.legsByTransfer(pg));
     assertEquals(1, ShopFixture.count(pg.shard(0), "SELECT count(*) FROM shardwise.saga WHERE payload LIKE 'x1,%'"
         + " AND state = 'COMPLETED'"));
+  }
+
+  @Test
+  void recoveryReChecksOwnershipBeforeDriving_aSagaAnotherInstanceTookOverMeanwhileIsLeftToIt() throws Exception {
+    ShardedSessions shards = ShardedSessions.of(sf);
+    long a = BankFixture.key(shards, "shard0", 1);
+    long b = BankFixture.key(shards, "shard1", 1);
+    CrossShardService mine = BankFixture.service(sf);
+    mine.faultInjector((point, sagaStep, shard) -> {
+      throw new CoordinatorCrash("this instance's runner dies after " + sagaStep);
+    });
+    Sagas sagas = shards.sagas().register(transfer());
+    assertThrows(CoordinatorCrash.class, () -> sagas.run("transfer", "o1," + a + "," + b + ",100"));
+    mine.faultInjector(null);
+
+    // Another instance whose recovery runs every 50 ms: once this instance's heartbeat is older than
+    // 150 ms it counts it as gone. It gets the saga's definition only after this instance's recovery
+    // has listed the saga as its own, and is held after its first step while this instance looks again.
+    try (SessionFactory otherFactory = BankFixture.builder(pg, Duration.ofMillis(50))
+        .buildSessionFactory()) {
+      CrossShardService other = BankFixture.service(otherFactory);
+      CountDownLatch otherDriving = new CountDownLatch(1);
+      CountDownLatch releaseOther = new CountDownLatch(1);
+      other.faultInjector((point, sagaStep, shard) -> {
+        if (point == Point.AFTER_SAGA_STEP) {
+          otherDriving.countDown();
+          await(releaseOther);
+        }
+      });
+      mine.faultInjector((point, sagaId, shard) -> {
+        if (point == Point.BEFORE_SAGA_CLAIM) {
+          ShardedSessions.of(otherFactory).sagas().register(transfer());
+          await(otherDriving);
+        }
+      });
+
+      mine.recoverNow();
+
+      assertEquals(0, mine.sagas().resumedByRecovery(), "the saga was listed as this instance's, but was taken over");
+      releaseOther.countDown();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> ShopFixture.count(
+          pg.shard(0), "SELECT count(*) FROM shardwise.saga WHERE payload LIKE 'o1,%' AND state = 'COMPLETED'") == 1);
+      assertEquals(1, other.sagas().resumedByRecovery());
+    } finally {
+      mine.faultInjector(null);
+    }
+    assertEquals(Map.of("o1", 2), BankFixture.legsByTransfer(pg), "each step applied once");
+    assertEquals(ACCOUNTS * BankFixture.INITIAL, BankFixture.total(pg));
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+        throw new IllegalStateException("waited 30 s for the other side of the interleaving");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test

@@ -137,12 +137,6 @@ class ShardedPersistenceTest {
   }
 
   @Test
-  void aSessionWithoutShardIsRefused() {
-    NoShardSelectedException e = assertThrows(NoShardSelectedException.class, () -> sessionFactory.openSession());
-    assertTrue(e.getMessage().contains("contextForKey"), e.getMessage());
-  }
-
-  @Test
   void keysOfEveryJavaTypeRouteLikeTheSameValue() {
     assertEquals(shards.shardFor(42L), shards.shardFor(42));
     assertEquals(shards.shardFor(42L), shards.shardFor((short) 42));

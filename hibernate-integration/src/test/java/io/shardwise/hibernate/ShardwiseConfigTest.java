@@ -68,6 +68,17 @@ class ShardwiseConfigTest {
   }
 
   @Test
+  void theTransactionLogPoolIsSizedBySettingAndValidated() {
+    assertEquals(3, ShardwiseConfig.from(valid()).transactions().logPoolSize(), "the default");
+    Map<String, Object> p = valid();
+    p.put(ShardwiseSettings.TX_LOG_POOL_SIZE, "8");
+    assertEquals(8, ShardwiseConfig.from(p).transactions().logPoolSize());
+    p.put(ShardwiseSettings.TX_LOG_POOL_SIZE, "0");
+    ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p));
+    assertTrue(e.getMessage().contains("shardwise.tx.log_pool_size = 0 is outside 1..100"), e.getMessage());
+  }
+
+  @Test
   void noShardsAtAllSaysWhatToSet() {
     ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class,
         () -> ShardwiseConfig.from(Map.of("hibernate.persistenceUnitName", "shop")));

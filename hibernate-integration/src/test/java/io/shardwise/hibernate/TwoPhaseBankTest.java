@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The bank invariant under two-phase commit: 1,000 random transfers between 20 accounts on two
- * shards, with the coordinator dying at every crash point, a shard primary killed during prepare
- * and a shard restarted between the phases. After recovery: no prepared transaction anywhere, each
+ * shards, with the coordinator dying at every crash point, the prepared shard's primary killed
+ * during prepare, the deciding shard's primary killed before its commit, and the prepared shard
+ * restarted between the phases. After recovery: no prepared transaction anywhere, each
  * transfer has both legs or none (and exactly what its outcome promised), every balance equals its
  * opening balance plus its legs, and the total is unchanged.
  */
@@ -39,7 +40,6 @@ class TwoPhaseBankTest {
     try (SessionFactory sf = BankFixture.openWithAccounts(pg, ACCOUNTS)) {
       ShardedSessions shards = ShardedSessions.of(sf);
       CrossShardService service = BankFixture.service(sf);
-      PostgresNode primary1 = pg.shard(1).primary();
       Random random = new Random(8);
       for (int i = 0; i < TRANSFERS; i++) {
         String id = "t" + i;
@@ -49,7 +49,7 @@ class TwoPhaseBankTest {
           to++;
         }
         long amount = 1 + random.nextInt(200);
-        if (i == 250 || i == 500 || i == 750) {
+        if (i == 250 || i == 500 || i == 600 || i == 750) {
           from = BankFixture.key(shards, "shard0", 1);
           to = BankFixture.key(shards, "shard1", 1);
           amount = 1;
@@ -58,9 +58,11 @@ class TwoPhaseBankTest {
         int dice = random.nextInt(100);
         String fault;
         if (i == 250 || i == 750) {
-          fault = "kill shard1 during prepare";
+          fault = "kill the prepared shard during prepare";
         } else if (i == 500) {
-          fault = "restart shard1 after prepare";
+          fault = "restart the prepared shard after prepare";
+        } else if (i == 600) {
+          fault = "kill the decider before its commit";
         } else if (dice < 4) {
           fault = "crash after prepare";
         } else if (dice < 8) {
@@ -70,7 +72,7 @@ class TwoPhaseBankTest {
         } else {
           fault = null;
         }
-        service.faultInjector(injector(fault, primary1));
+        service.faultInjector(injector(fault, pg));
         boolean crashed = false;
         final long debit = from;
         final long credit = to;
@@ -92,8 +94,10 @@ class TwoPhaseBankTest {
         if (fault != null && crossShard) {
           faults.merge(fault, 1, Integer::sum);
         }
-        if (!primary1.isRunning()) {
-          primary1.start();
+        for (PostgresNode node : pg.nodes()) {
+          if (!node.isRunning()) {
+            node.start();
+          }
         }
         if (crashed || fault != null || expected.get(id) != Expect.BOTH) {
           // a crashed coordinator's replacement recovers at startup; here the same runtime stands in
@@ -128,34 +132,38 @@ class TwoPhaseBankTest {
     System.out.printf("2PC bank: %d transfers, %d committed, faults %s%n", TRANSFERS, committed, faults);
     assertTrue(committed > TRANSFERS / 2, "most transfers commit: " + committed);
     assertTrue(faults.values().stream().mapToInt(Integer::intValue).sum() >= 50, "faults injected: " + faults);
-    assertEquals(5, faults.keySet().size(), "every kind of fault was injected: " + faults);
+    assertEquals(6, faults.keySet().size(), "every kind of fault was injected: " + faults);
   }
 
-  private static io.shardwise.hibernate.transaction.internal.FaultInjector injector(String fault, PostgresNode primary1) {
+  /** The fault as a hook; shards are named by the hook (the prepared one, or the decider). */
+  private static io.shardwise.hibernate.transaction.internal.FaultInjector injector(String fault, PostgresTopology pg) {
     if (fault == null) {
       return null;
     }
-    Map<Point, Runnable> actions = new EnumMap<>(Point.class);
+    Map<Point, java.util.function.Consumer<String>> actions = new EnumMap<>(Point.class);
     switch (fault) {
-      case "crash after prepare" -> actions.put(Point.AFTER_PREPARE, () -> crash(fault));
-      case "crash after decision" -> actions.put(Point.AFTER_DECISION, () -> crash(fault));
-      case "crash between commits" -> actions.put(Point.AFTER_COMMIT, () -> crash(fault));
-      case "restart shard1 after prepare" -> actions.put(Point.AFTER_PREPARE, () -> {
-        primary1.stop();
-        primary1.start();
+      case "crash after prepare" -> actions.put(Point.AFTER_PREPARE, shard -> crash(fault));
+      case "crash after decision" -> actions.put(Point.AFTER_DECISION, shard -> crash(fault));
+      case "crash between commits" -> actions.put(Point.AFTER_COMMIT, shard -> crash(fault));
+      case "kill the prepared shard during prepare" -> actions.put(Point.BEFORE_PREPARE, shard -> primary(pg, shard).kill());
+      case "restart the prepared shard after prepare" -> actions.put(Point.AFTER_PREPARE, decider -> {
+        PostgresNode prepared = primary(pg, decider.equals("shard0") ? "shard1" : "shard0");
+        prepared.stop();
+        prepared.start();
       });
-      case "kill shard1 during prepare" -> { }
+      case "kill the decider before its commit" -> actions.put(Point.AFTER_PREPARE, decider -> primary(pg, decider).kill());
       default -> throw new IllegalArgumentException(fault);
     }
     return (point, gid, shard) -> {
-      if (point == Point.BEFORE_PREPARE && "shard1".equals(shard) && fault.equals("kill shard1 during prepare")) {
-        primary1.kill();
-      }
-      Runnable action = actions.get(point);
+      java.util.function.Consumer<String> action = actions.get(point);
       if (action != null) {
-        action.run();
+        action.accept(shard);
       }
     };
+  }
+
+  private static PostgresNode primary(PostgresTopology pg, String shardId) {
+    return pg.shard(Integer.parseInt(shardId.substring("shard".length()))).primary();
   }
 
   private static void crash(String fault) {

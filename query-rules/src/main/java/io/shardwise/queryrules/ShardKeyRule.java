@@ -3,14 +3,20 @@ package io.shardwise.queryrules;
 import io.shardwise.queryrules.QueryModel.Entity;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.antlr.v4.runtime.BailErrorStrategy;
 import org.antlr.v4.runtime.BaseErrorListener;
 import org.antlr.v4.runtime.CharStreams;
 import org.antlr.v4.runtime.CommonTokenStream;
+import org.antlr.v4.runtime.DefaultErrorStrategy;
 import org.antlr.v4.runtime.RecognitionException;
 import org.antlr.v4.runtime.Recognizer;
+import org.antlr.v4.runtime.atn.PredictionMode;
+import org.antlr.v4.runtime.misc.ParseCancellationException;
 import org.antlr.v4.runtime.tree.ParseTree;
 import org.hibernate.grammars.hql.HqlLexer;
 import org.hibernate.grammars.hql.HqlParser;
@@ -18,6 +24,7 @@ import org.hibernate.grammars.hql.HqlParser.AndPredicateContext;
 import org.hibernate.grammars.hql.HqlParser.BarePrimaryExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.BinaryExpressionPredicateContext;
 import org.hibernate.grammars.hql.HqlParser.CrossJoinContext;
+import org.hibernate.grammars.hql.HqlParser.CteContext;
 import org.hibernate.grammars.hql.HqlParser.DeleteStatementContext;
 import org.hibernate.grammars.hql.HqlParser.EntityWithJoinsContext;
 import org.hibernate.grammars.hql.HqlParser.ExplicitTupleInListContext;
@@ -73,6 +80,27 @@ public final class ShardKeyRule {
     }
   }
 
+  /**
+   * What one parse of a query says: its unpinned entities, the entity names the model does not
+   * know, whether a top-level query lacked a FROM clause with no entity to stand in for it, and the
+   * parameter that carries the shard key of the first FROM entity (see {@link #keyParameter}).
+   *
+   * @param unpinned sharded entities whose shard key nothing pins, in the order they appear
+   * @param unresolved names in a FROM or JOIN that are neither an entity of the model nor the name
+   *     of a common table expression of the query, each once, in the order they appear
+   * @param rootMissing whether a top-level query has no FROM clause and no implicit root was given
+   *     (Jakarta Data's {@code where ...} queries take their entity from the repository)
+   * @param keyParameter as {@link #keyParameter(String)} returns it, or null
+   */
+  public record Analysis(
+      List<Unpinned> unpinned, List<String> unresolved, boolean rootMissing, String keyParameter) {
+
+    public Analysis {
+      unpinned = List.copyOf(unpinned);
+      unresolved = List.copyOf(unresolved);
+    }
+  }
+
   private final QueryModel model;
 
   public ShardKeyRule(QueryModel model) {
@@ -82,16 +110,11 @@ public final class ShardKeyRule {
   /**
    * The unpinned entities of a query, in the order they appear; null when the query does not
    * parse (hibernate-processor, or Hibernate at startup, reports that; reporting it twice would
-   * only add noise).
+   * only add noise). Names the model does not know are skipped.
    */
   public List<Unpinned> check(String hql) {
-    ParseTree statement = parse(hql);
-    if (statement == null) {
-      return null;
-    }
-    List<Unpinned> result = new ArrayList<>();
-    walk(statement, null, result);
-    return result;
+    Analysis analysis = analyze(hql, null);
+    return analysis == null ? null : analysis.unpinned();
   }
 
   /**
@@ -101,44 +124,27 @@ public final class ShardKeyRule {
    * query does not parse.
    */
   public String keyParameter(String hql) {
-    ParseTree statement = parse(hql);
-    ParseTree top = statement == null ? null : firstStatement(statement);
-    Scope scope = new Scope(null);
-    WhereClauseContext where;
-    if (top instanceof QueryContext) {
-      QueryContext query = (QueryContext) top;
-      if (query.fromClause() == null || query.fromClause().entityWithJoins().isEmpty()) {
-        return null;
-      }
-      addSources(query.fromClause().entityWithJoins(0), scope);
-      where = query.whereClause();
-    } else if (top instanceof UpdateStatementContext) {
-      addSources(((UpdateStatementContext) top).entityWithJoins(), scope);
-      where = ((UpdateStatementContext) top).whereClause();
-    } else if (top instanceof DeleteStatementContext) {
-      addSources(((DeleteStatementContext) top).entityWithJoins(), scope);
-      where = ((DeleteStatementContext) top).whereClause();
-    } else {
-      return null;
-    }
-    if (where == null || scope.sources.isEmpty() || !scope.sources.get(0).sharded()) {
-      return null;
-    }
-    return parameterFor(where.predicate(), scope.sources.get(0), scope);
+    Analysis analysis = analyze(hql, null);
+    return analysis == null ? null : analysis.keyParameter();
   }
 
-  private static ParseTree firstStatement(ParseTree node) {
-    if (node instanceof QueryContext || node instanceof UpdateStatementContext
-        || node instanceof DeleteStatementContext) {
-      return node;
+  /**
+   * Everything the rule says about a query, from one parse; null when the query does not parse.
+   *
+   * @param implicitRoot the entity a top-level query without FROM clause reads (the primary entity
+   *     of a Jakarta Data repository, say), or null when there is none; a query with a FROM clause
+   *     ignores it
+   */
+  public Analysis analyze(String hql, Entity implicitRoot) {
+    ParseTree statement = parse(hql);
+    if (statement == null) {
+      return null;
     }
-    for (int i = 0; i < node.getChildCount(); i++) {
-      ParseTree found = firstStatement(node.getChild(i));
-      if (found != null) {
-        return found;
-      }
-    }
-    return null;
+    Walk walk = new Walk(implicitRoot);
+    walk.node(statement, null);
+    String keyParameter = new Walk(implicitRoot).keyParameter(statement);
+    return new Analysis(walk.unpinned, new ArrayList<>(walk.unresolved), walk.rootMissing,
+        keyParameter);
   }
 
   private static String parameterFor(PredicateContext predicate, Source root, Scope scope) {
@@ -179,25 +185,40 @@ public final class ShardKeyRule {
     return null;
   }
 
-  /** The parse tree of a statement, or null when it does not parse. */
+  /**
+   * The parse tree of a statement, or null when it does not parse. Two stages, as Hibernate parses:
+   * SLL prediction first, which is fast and gives the same tree as full LL whenever it succeeds;
+   * full LL only for the rare statement SLL cannot decide (or that does not parse at all).
+   */
   private static ParseTree parse(String hql) {
+    SyntaxErrors lexerErrors = new SyntaxErrors();
     HqlLexer lexer = new HqlLexer(CharStreams.fromString(hql));
-    HqlParser parser = new HqlParser(new CommonTokenStream(lexer));
-    SyntaxErrors errors = new SyntaxErrors();
     lexer.removeErrorListeners();
-    lexer.addErrorListener(errors);
+    lexer.addErrorListener(lexerErrors);
+    CommonTokenStream tokens = new CommonTokenStream(lexer);
+    HqlParser parser = new HqlParser(tokens);
     parser.removeErrorListeners();
-    parser.addErrorListener(errors);
+    parser.setErrorHandler(new BailErrorStrategy());
+    parser.getInterpreter().setPredictionMode(PredictionMode.SLL);
     ParseTree statement;
     try {
       statement = parser.statement();
-    } catch (RuntimeException e) {
-      return null;
+    } catch (ParseCancellationException needsFullContext) {
+      parser.reset();
+      parser.setErrorHandler(new DefaultErrorStrategy());
+      parser.getInterpreter().setPredictionMode(PredictionMode.LL);
+      SyntaxErrors parserErrors = new SyntaxErrors();
+      parser.addErrorListener(parserErrors);
+      try {
+        statement = parser.statement();
+      } catch (RuntimeException e) {
+        return null;
+      }
+      if (parserErrors.count > 0) {
+        return null;
+      }
     }
-    if (errors.count > 0) {
-      return null;
-    }
-    return statement;
+    return lexerErrors.count > 0 ? null : statement;
   }
 
   private static final class SyntaxErrors extends BaseErrorListener {
@@ -323,134 +344,241 @@ public final class ShardKeyRule {
     }
   }
 
-  private void walk(ParseTree node, Scope outer, List<Unpinned> result) {
-    if (node instanceof QueryContext) {
-      QueryContext query = (QueryContext) node;
-      Scope scope = new Scope(outer);
-      if (query.fromClause() != null) {
-        for (EntityWithJoinsContext from : query.fromClause().entityWithJoins()) {
-          addSources(from, scope);
-        }
-      }
-      settle(scope, query.whereClause(), result);
-      walkChildren(node, scope, result);
-    } else if (node instanceof UpdateStatementContext) {
-      UpdateStatementContext update = (UpdateStatementContext) node;
-      Scope scope = new Scope(outer);
-      addSources(update.entityWithJoins(), scope);
-      settle(scope, update.whereClause(), result);
-      walkChildren(node, scope, result);
-    } else if (node instanceof DeleteStatementContext) {
-      DeleteStatementContext delete = (DeleteStatementContext) node;
-      Scope scope = new Scope(outer);
-      addSources(delete.entityWithJoins(), scope);
-      settle(scope, delete.whereClause(), result);
-      walkChildren(node, scope, result);
-    } else {
-      walkChildren(node, outer, result);
-    }
-  }
+  /**
+   * One pass over one parse tree: the scopes of its queries, the names it could not resolve and
+   * the sources left unpinned. Holds the state of one call, so the rule itself stays stateless.
+   */
+  private final class Walk {
+    final Entity implicitRoot;
+    final List<Unpinned> unpinned = new ArrayList<>();
+    final Set<String> unresolved = new LinkedHashSet<>();
+    final Set<String> cteNames = new HashSet<>();
+    boolean rootMissing;
 
-  private void walkChildren(ParseTree node, Scope scope, List<Unpinned> result) {
-    for (int i = 0; i < node.getChildCount(); i++) {
-      walk(node.getChild(i), scope, result);
+    Walk(Entity implicitRoot) {
+      this.implicitRoot = implicitRoot;
     }
-  }
 
-  private void addSources(EntityWithJoinsContext from, Scope scope) {
-    if (from == null) {
-      return;
-    }
-    if (from.fromRoot() instanceof RootEntityContext) {
-      RootEntityContext root = (RootEntityContext) from.fromRoot();
-      scope.sources.add(new Source(alias(root.variable()),
-          model.entity(root.entityName().getText()), null, null, null));
-    }
-    for (ParseTree child : from.children) {
-      if (child instanceof JoinContext) {
-        JoinContext join = (JoinContext) child;
-        if (join.joinTarget() instanceof JoinPathContext) {
-          JoinPathContext target = (JoinPathContext) join.joinTarget();
-          PredicateContext on =
-              join.joinRestriction() == null ? null : join.joinRestriction().predicate();
-          scope.sources.add(
-              joined(target.path(), alias(target.variable()), join.joinType(), on, scope));
+    void node(ParseTree node, Scope outer) {
+      if (node instanceof CteContext) {
+        // A common table expression is named before it is used; its body is a query of its own.
+        cteNames.add(((CteContext) node).identifier().getText());
+        children(node, outer);
+      } else if (node instanceof QueryContext) {
+        QueryContext query = (QueryContext) node;
+        Scope scope = new Scope(outer);
+        if (query.fromClause() != null) {
+          for (EntityWithJoinsContext from : query.fromClause().entityWithJoins()) {
+            addSources(from, scope);
+          }
+        } else if (outer == null) {
+          addImplicitRoot(scope);
         }
-      } else if (child instanceof CrossJoinContext) {
-        CrossJoinContext cross = (CrossJoinContext) child;
-        scope.sources.add(new Source(alias(cross.variable()),
-            model.entity(cross.entityName().getText()), null, null, null));
-      } else if (child instanceof JpaCollectionJoinContext) {
-        JpaCollectionJoinContext in = (JpaCollectionJoinContext) child;
-        scope.sources.add(joined(in.path(), alias(in.variable()), null, null, scope));
+        settle(scope, query.whereClause());
+        children(node, scope);
+      } else if (node instanceof UpdateStatementContext) {
+        UpdateStatementContext update = (UpdateStatementContext) node;
+        Scope scope = new Scope(outer);
+        addSources(update.entityWithJoins(), scope);
+        settle(scope, update.whereClause());
+        children(node, scope);
+      } else if (node instanceof DeleteStatementContext) {
+        DeleteStatementContext delete = (DeleteStatementContext) node;
+        Scope scope = new Scope(outer);
+        addSources(delete.entityWithJoins(), scope);
+        settle(scope, delete.whereClause());
+        children(node, scope);
+      } else {
+        children(node, outer);
       }
     }
-  }
 
-  /** A join to {@code alias.association}, or to an entity by name. */
-  private Source joined(PathContext path, String alias, JoinTypeContext type, PredicateContext on,
-      Scope scope) {
-    List<String> parts = path.generalPathFragment() != null
-        ? names(path.generalPathFragment())
-        : path.syntacticDomainPath() != null && path.syntacticDomainPath().simplePath() != null
-            ? names(path.syntacticDomainPath().simplePath())
-            : null;
-    if (parts == null || parts.isEmpty()) {
+    private void children(ParseTree node, Scope scope) {
+      for (int i = 0; i < node.getChildCount(); i++) {
+        node(node.getChild(i), scope);
+      }
+    }
+
+    /** A top-level query without FROM reads the entity its context gives (JDQL), if any. */
+    private void addImplicitRoot(Scope scope) {
+      if (implicitRoot != null) {
+        scope.sources.add(new Source(null, implicitRoot, null, null, null));
+      } else {
+        rootMissing = true;
+      }
+    }
+
+    /** The shard-key parameter of the first FROM entity of the statement; see keyParameter. */
+    String keyParameter(ParseTree statement) {
+      ParseTree top = firstStatement(statement);
+      Scope scope = new Scope(null);
+      WhereClauseContext where;
+      if (top instanceof QueryContext) {
+        QueryContext query = (QueryContext) top;
+        if (query.fromClause() == null) {
+          addImplicitRoot(scope);
+        } else if (!query.fromClause().entityWithJoins().isEmpty()) {
+          addSources(query.fromClause().entityWithJoins(0), scope);
+        }
+        where = query.whereClause();
+      } else if (top instanceof UpdateStatementContext) {
+        addSources(((UpdateStatementContext) top).entityWithJoins(), scope);
+        where = ((UpdateStatementContext) top).whereClause();
+      } else if (top instanceof DeleteStatementContext) {
+        addSources(((DeleteStatementContext) top).entityWithJoins(), scope);
+        where = ((DeleteStatementContext) top).whereClause();
+      } else {
+        return null;
+      }
+      if (where == null || scope.sources.isEmpty() || !scope.sources.get(0).sharded()) {
+        return null;
+      }
+      return parameterFor(where.predicate(), scope.sources.get(0), scope);
+    }
+
+    /** The main statement's first query, past any common table expressions. */
+    private ParseTree firstStatement(ParseTree node) {
+      if (node instanceof QueryContext || node instanceof UpdateStatementContext
+          || node instanceof DeleteStatementContext) {
+        return node;
+      }
+      if (node instanceof CteContext) {
+        return null;
+      }
+      for (int i = 0; i < node.getChildCount(); i++) {
+        ParseTree found = firstStatement(node.getChild(i));
+        if (found != null) {
+          return found;
+        }
+      }
+      return null;
+    }
+
+    /** The entity a FROM or JOIN names, recording a name that is neither entity nor CTE. */
+    private Entity entityNamed(String name) {
+      Entity entity = model.entity(name);
+      if (entity == null && !cteNames.contains(name)) {
+        unresolved.add(name);
+      }
+      return entity;
+    }
+
+    private void addSources(EntityWithJoinsContext from, Scope scope) {
+      if (from == null) {
+        return;
+      }
+      if (from.fromRoot() instanceof RootEntityContext) {
+        RootEntityContext root = (RootEntityContext) from.fromRoot();
+        scope.sources.add(new Source(alias(root.variable()),
+            entityNamed(root.entityName().getText()), null, null, null));
+      }
+      for (ParseTree child : from.children) {
+        if (child instanceof JoinContext) {
+          JoinContext join = (JoinContext) child;
+          if (join.joinTarget() instanceof JoinPathContext) {
+            JoinPathContext target = (JoinPathContext) join.joinTarget();
+            PredicateContext on =
+                join.joinRestriction() == null ? null : join.joinRestriction().predicate();
+            scope.sources.add(
+                joined(target.path(), alias(target.variable()), join.joinType(), on, scope));
+          }
+        } else if (child instanceof CrossJoinContext) {
+          CrossJoinContext cross = (CrossJoinContext) child;
+          scope.sources.add(new Source(alias(cross.variable()),
+              entityNamed(cross.entityName().getText()), null, null, null));
+        } else if (child instanceof JpaCollectionJoinContext) {
+          JpaCollectionJoinContext in = (JpaCollectionJoinContext) child;
+          scope.sources.add(joined(in.path(), alias(in.variable()), null, null, scope));
+        }
+      }
+    }
+
+    /**
+     * A join to {@code alias.association}, to an association of an unaliased root
+     * ({@code from PurchaseOrder join items i}), or to an entity by name.
+     */
+    private Source joined(PathContext path, String alias, JoinTypeContext type,
+        PredicateContext on, Scope scope) {
+      List<String> parts = path.generalPathFragment() != null
+          ? names(path.generalPathFragment())
+          : path.syntacticDomainPath() != null && path.syntacticDomainPath().simplePath() != null
+              ? names(path.syntacticDomainPath().simplePath())
+              : null;
+      if (parts == null || parts.isEmpty()) {
+        return new Source(alias, null, null, type, on);
+      }
+      Source parent = scope.byAlias(parts.get(0));
+      if (parent == null) {
+        Source owner = parts.size() == 1 ? unaliasedOwner(parts.get(0), scope) : null;
+        if (owner != null) {
+          return new Source(alias, owner.entity.associationTarget(parts.get(0)), owner, type, on);
+        }
+        return new Source(alias, entityNamed(String.join(".", parts)), null, type, on);
+      }
+      if (parts.size() == 2 && parent.entity != null) {
+        return new Source(alias, parent.entity.associationTarget(parts.get(1)), parent, type, on);
+      }
       return new Source(alias, null, null, type, on);
     }
-    Source parent = scope.byAlias(parts.get(0));
-    if (parent == null) {
-      return new Source(alias, model.entity(String.join(".", parts)), null, type, on);
-    }
-    if (parts.size() == 2 && parent.entity != null) {
-      return new Source(alias, parent.entity.associationTarget(parts.get(1)), parent, type, on);
-    }
-    return new Source(alias, null, null, type, on);
-  }
 
-  /** Pins the sources of a scope and reports the sharded ones left unpinned. */
-  private void settle(Scope scope, WhereClauseContext where, List<Unpinned> result) {
-    Facts facts = where == null ? new Facts() : facts(where.predicate(), scope);
-    for (Source source : scope.sources) {
-      if (source.on != null && !source.outerJoin) {
-        facts = Facts.and(facts, facts(source.on, scope));
+    /** Pins the sources of a scope and reports the sharded ones left unpinned. */
+    private void settle(Scope scope, WhereClauseContext where) {
+      Facts facts = where == null ? new Facts() : facts(where.predicate(), scope);
+      for (Source source : scope.sources) {
+        if (source.on != null && !source.outerJoin) {
+          facts = Facts.and(facts, facts(source.on, scope));
+        }
       }
-    }
-    Set<Source> outerPinned = scope.outer == null ? identitySet() : scope.outer.allPinned();
-    Set<Source> pinned = facts.closure(outerPinned);
-    boolean grew = true;
-    while (grew) {
-      grew = false;
+      Set<Source> outerPinned = scope.outer == null ? identitySet() : scope.outer.allPinned();
+      Set<Source> pinned = facts.closure(outerPinned);
+      boolean grew = true;
+      while (grew) {
+        grew = false;
+        for (Source source : scope.sources) {
+          if (pinned.contains(source)) {
+            continue;
+          }
+          if (pinnedThroughJoin(source, pinned, scope)) {
+            pinned.add(source);
+            pinned = facts.closure(pinned);
+            grew = true;
+          }
+        }
+        for (Source source : scope.sources) {
+          Source parent = source.parent;
+          if (parent != null && !pinned.contains(parent) && pinned.contains(source)
+              && !source.outerJoin && sameGroup(parent, source)) {
+            pinned.add(parent);
+            pinned = facts.closure(pinned);
+            grew = true;
+          }
+        }
+      }
       for (Source source : scope.sources) {
         if (pinned.contains(source)) {
-          continue;
+          scope.pinned.add(source);
+        } else if (source.sharded()) {
+          unpinned.add(new Unpinned(source.entity, source.alias));
         }
-        if (pinnedThroughJoin(source, pinned, scope)) {
-          pinned.add(source);
-          pinned = facts.closure(pinned);
-          grew = true;
-        }
-      }
-      for (Source source : scope.sources) {
-        Source parent = source.parent;
-        if (parent != null && !pinned.contains(parent) && pinned.contains(source)
-            && !source.outerJoin && sameGroup(parent, source)) {
-          pinned.add(parent);
-          pinned = facts.closure(pinned);
-          grew = true;
-        }
-      }
-    }
-    for (Source source : scope.sources) {
-      if (pinned.contains(source)) {
-        scope.pinned.add(source);
-      } else if (source.sharded()) {
-        result.add(new Unpinned(source.entity, source.alias));
       }
     }
   }
 
-  private boolean pinnedThroughJoin(Source source, Set<Source> pinned, Scope scope) {
+  /** The source without alias whose entity has this attribute, if exactly one has it. */
+  private static Source unaliasedOwner(String attribute, Scope scope) {
+    Source found = null;
+    for (Source source : scope.sources) {
+      if (source.alias == null && source.entity != null && source.entity.hasAttribute(attribute)) {
+        if (found != null) {
+          return null;
+        }
+        found = source;
+      }
+    }
+    return found;
+  }
+
+  private static boolean pinnedThroughJoin(Source source, Set<Source> pinned, Scope scope) {
     if (source.parent != null && source.preservesParent && pinned.contains(source.parent)
         && sameGroup(source.parent, source)) {
       return true;
@@ -469,7 +597,7 @@ public final class ShardKeyRule {
     return group != null && group.equals(b.entity.group());
   }
 
-  private Facts facts(PredicateContext predicate, Scope scope) {
+  private static Facts facts(PredicateContext predicate, Scope scope) {
     if (predicate instanceof GroupedPredicateContext) {
       return facts(((GroupedPredicateContext) predicate).predicate(), scope);
     }
@@ -617,6 +745,7 @@ public final class ShardKeyRule {
   }
 
   private static Set<Source> identitySet() {
-    return Collections.newSetFromMap(new IdentityHashMap<>());
+    // Most sets hold a source or two: start small instead of at the default 32 slots.
+    return Collections.newSetFromMap(new IdentityHashMap<>(4));
   }
 }

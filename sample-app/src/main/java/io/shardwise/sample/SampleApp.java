@@ -225,7 +225,7 @@ public final class SampleApp {
       tx.on(1001L, s -> s.find(Wallet.class, 1001L).withdraw(2_500));
       tx.on(1002L, s -> s.find(Wallet.class, 1002L).deposit(2_500));
     });
-    walk.say("2PC moved 25.00: %s (both shards prepared, decision logged, both committed)", balances(shards));
+    walk.say("2PC moved 25.00: %s (one shard prepared, the other committed: the decision, then the prepared one committed)", balances(shards));
 
     shards.sagas().register(SagaDefinition.named("payout")
         .step("debit", p -> Long.parseLong(p.split(":")[0]),
@@ -266,7 +266,8 @@ public final class SampleApp {
         readProfile(shards.forKey(user).within(scope).readOnly(), servers));
     String token = shards.consistency().token(scope);
     walk.say("the scope travels to the client as a signed token (%d chars): %s...", token.length(), token.substring(0, 24));
-    ConsistencyScope again = shards.consistency().fromToken(token);
+    // the next request knows its user: the token is accepted for that user's scope only
+    ConsistencyScope again = shards.consistency().fromToken(shards.consistency().scope("user:" + user), token);
     pg.shard(shardIndex(shards, user)).awaitReplicasCaughtUp(CATCH_UP);
     shards.checkReplicasNow();
     walk.say("once the replica has replayed the write, the scope reads from it again -> %s",

@@ -119,6 +119,15 @@ public final class Snowflake {
    *     instant
    */
   public long nextId() {
+    return nextId(maxLeadMillis - BORROW_MILLIS);
+  }
+
+  /**
+   * {@link #nextId()} with the clock step-back tolerance of the caller: attributes with different
+   * tolerances share one generator (one state per worker id), each failing at its own bound.
+   */
+  long nextId(long maxStepBackMillis) {
+    final long maxLeadMillis = maxStepBackMillis + BORROW_MILLIS;
     final Clock clock = this.clock;
     final WorkerLease worker = this.worker;
     final AtomicLong state = this.state;
@@ -141,7 +150,7 @@ public final class Snowflake {
       } else {
         long lead = lastMillis - now;
         if (lead > maxLeadMillis) {
-          throw clockMovedBack(lead, wall);
+          throw clockMovedBack(lead, wall, maxLeadMillis);
         }
         next = last + 1;
         if ((next & sequenceMask) == 0 && lead >= BORROW_MILLIS) {
@@ -188,7 +197,7 @@ public final class Snowflake {
     return x ^ (x >>> 33);
   }
 
-  private ClockMovedBackwardsException clockMovedBack(long behind, long wall) {
+  private ClockMovedBackwardsException clockMovedBack(long behind, long wall, long maxLeadMillis) {
     return new ClockMovedBackwardsException("the clock (" + Instant.ofEpochMilli(wall) + ") is " + behind
         + " ms behind the last id of Snowflake worker " + workerId + ", more than the tolerated "
         + (maxLeadMillis - BORROW_MILLIS) + " ms step back plus " + BORROW_MILLIS

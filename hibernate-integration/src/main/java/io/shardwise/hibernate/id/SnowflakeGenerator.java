@@ -36,8 +36,14 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   /** Setting / system property: lease time-to-live in seconds (default 30). */
   public static final String LEASE_TTL_SECONDS = SnowflakeSettings.LEASE_TTL_SECONDS;
 
-  /** One generator per worker source and layout in this JVM: two would repeat each other's ids. */
-  private static final Map<String, Snowflake> GENERATORS = new ConcurrentHashMap<>();
+  /**
+   * One generator per layout and worker id in this JVM: two would repeat each other's ids. The key
+   * holds nothing else — not the step-back tolerance, which each attribute applies to the shared
+   * generator itself, nor the clock, which must then agree.
+   */
+  private static final Map<String, Shared> GENERATORS = new ConcurrentHashMap<>();
+
+  private record Shared(Snowflake snowflake, String clockName) {}
   /** One lease per control database and worker range in this JVM, released at exit. */
   private static final Map<String, WorkerLease> LEASES = new ConcurrentHashMap<>();
 
@@ -47,6 +53,7 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   }
 
   private final transient Snowflake snowflake;
+  private final long maxClockStepBackMillis;
 
   /** Called by Hibernate for each attribute annotated with {@link SnowflakeId}. */
   public SnowflakeGenerator(SnowflakeId annotation, Member member, GeneratorCreationContext context) {
@@ -70,6 +77,7 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
     }
     Map<String, Object> settings = context.getServiceRegistry().requireService(ConfigurationService.class).getSettings();
     this.snowflake = generatorFor(layout, Duration.ofMillis(stepBack), settings::get, attribute);
+    this.maxClockStepBackMillis = stepBack;
   }
 
   /** Parses the worker source from {@code settings} (then system properties) and shares the generator. */
@@ -91,10 +99,11 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
           + " (a number unique per running instance, 0.." + layout.maxWorkerId() + ") or " + LEASE_URL
           + " (a PostgreSQL JDBC URL to lease one from), as a Hibernate setting or a system property");
     }
+    String clockName = settings.ticking() ? "ticking" : "system";
     Clock clock = settings.ticking() ? Clock.ticking() : Clock.system();
-    String key = layout + "/" + stepBack.toMillis() + "/" + (settings.ticking() ? "ticking" : "system") + "/"
+    String key = layout + "/"
         + (settings.workerId() != null ? "worker=" + settings.workerId() : "lease=" + settings.leaseUrl());
-    return GENERATORS.computeIfAbsent(key, k -> {
+    Shared shared = GENERATORS.computeIfAbsent(key, k -> {
       Snowflake.Builder builder = Snowflake.builder(layout).maxClockStepBack(stepBack).clock(clock);
       if (settings.workerId() != null) {
         try {
@@ -106,8 +115,14 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
       } else {
         builder.workerLease(leaseFor(settings, layout.maxWorkerId()));
       }
-      return builder.build();
+      return new Shared(builder.build(), clockName);
     });
+    if (!shared.clockName().equals(clockName)) {
+      throw new IllegalStateException("@SnowflakeId on " + attribute + ": " + shared.snowflake() + " already generates"
+          + " ids in this JVM on the " + shared.clockName() + " clock; a second generator on the " + clockName
+          + " clock would repeat its ids. Set the same " + CLOCK + " for every persistence unit of this JVM");
+    }
+    return shared.snowflake();
   }
 
   private static WorkerLease leaseFor(SnowflakeSettings settings, int maxWorkerId) {
@@ -129,7 +144,7 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   @Override
   public Object generate(SharedSessionContractImplementor session, Object owner, Object currentValue,
       EventType eventType) {
-    return snowflake.nextId();
+    return snowflake.nextId(maxClockStepBackMillis);
   }
 
   @Override

@@ -36,8 +36,8 @@ import org.hibernate.annotations.IdGeneratorType;
  *       (default 30).
  * </ul>
  *
- * <p>All entities of one JVM with the same layout share one generator, so their ids never
- * collide either. {@link SnowflakeLayout#of(SnowflakeId)} decodes ids made under this annotation.
+ * <p>All entities of one JVM with the same layout share one generator per worker id, whatever their
+ * {@link #maxClockStepBackMillis()}, so their ids never collide either. {@link SnowflakeLayout#of(SnowflakeId)} decodes ids made under this annotation.
  * Never change the epoch or the bit split of an entity that already has rows.
  */
 @Documented

@@ -10,21 +10,31 @@ import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * One HikariCP pool per shard primary, created on first use so that a shard that is down when the
  * application starts does not stop the others from serving. A pool is replaced when the shard map
- * gives its shard a new primary URL. (Replica pools belong to the read path.)
+ * gives its shard a new primary URL: the old pool is retired, not closed under its borrowers
+ * ({@link RetiringPool}), and closed by a daemon thread once every connection it lent has come
+ * back. (Replica pools belong to the read path, which retires a dropped replica's pool here.)
  */
 public final class ShardPools implements PrimaryConnections, AutoCloseable {
+  /** How often retired pools are checked for returned connections. */
+  private static final long DRAIN_CHECK_MS = 50;
+
   private final ShardwiseConfig config;
   private final Supplier<ShardMap> maps;
-  private final Map<String, Pool> pools = new ConcurrentHashMap<>();
-
-  private record Pool(String url, HikariDataSource dataSource) {}
+  private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
+  private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
+  private ScheduledExecutorService drainer;
 
   /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
   public ShardPools(ShardwiseConfig config, Supplier<ShardMap> maps) {
@@ -49,28 +59,63 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       throw new ShardUnavailableException("Shard '" + shardId + "' (" + JdbcUrls.redact(shard.primaryUrl())
           + ") is OFFLINE in shard map version " + map.version() + "; bring it back ACTIVE before routing to it.");
     }
-    Pool pool = pools.get(shardId);
-    if (pool == null || !pool.url().equals(shard.primaryUrl())) {
-      pool = replace(shardId, shard.primaryUrl(), pool);
-    }
-    try {
-      return pool.dataSource().getConnection();
-    } catch (SQLException e) {
-      throw unavailable(shardId, pool, e);
+    while (true) {
+      RetiringPool pool = pools.get(shardId);
+      if (pool == null || !pool.url().equals(shard.primaryUrl())) {
+        pool = replace(shardId, shard.primaryUrl());
+      }
+      try {
+        Connection c = pool.borrow();
+        if (c != null) {
+          return c;
+        }
+        // retired between the lookup and the borrow: the map holds its successor now
+      } catch (SQLException e) {
+        throw unavailable(shardId, pool, e);
+      }
     }
   }
 
-  private synchronized Pool replace(String shardId, String url, Pool stale) {
-    Pool current = pools.get(shardId);
+  private synchronized RetiringPool replace(String shardId, String url) {
+    RetiringPool current = pools.get(shardId);
     if (current != null && current.url().equals(url)) {
       return current;
     }
-    Pool fresh = new Pool(url, newPool(shardId, url));
+    RetiringPool fresh = new RetiringPool(url, newPool(shardId, url));
     pools.put(shardId, fresh);
-    if (stale != null) {
-      stale.dataSource().close();
+    if (current != null) {
+      retire(current);
     }
     return fresh;
+  }
+
+  /** Takes a pool out of use; it is closed once the connections it lent have come back. */
+  public synchronized void retire(RetiringPool pool) {
+    pool.retire();
+    retired.add(pool);
+    if (drainer == null) {
+      drainer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "shardwise-pool-drainer-" + config.unitName());
+        t.setDaemon(true);
+        return t;
+      });
+      drainer.scheduleWithFixedDelay(this::closeDrained, DRAIN_CHECK_MS, DRAIN_CHECK_MS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void closeDrained() {
+    for (RetiringPool pool : retired) {
+      if (pool.drained()) {
+        retired.remove(pool);
+        pool.dataSource().close();
+      }
+    }
+    synchronized (this) {
+      if (retired.isEmpty() && drainer != null) {
+        drainer.shutdown();
+        drainer = null;
+      }
+    }
   }
 
   private HikariDataSource newPool(String shardId, String url) {
@@ -89,6 +134,12 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
       int minimumIdle, long timeoutMs, boolean readOnly) {
+    return newPool(config, name, url, maximumSize, minimumIdle, timeoutMs, readOnly, null);
+  }
+
+  /** The same, running {@code connectionInitSql} (when not null) on every new connection. */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly, String connectionInitSql) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -103,10 +154,13 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
     hc.setReadOnly(readOnly);
+    if (connectionInitSql != null) {
+      hc.setConnectionInitSql(connectionInitSql);
+    }
     return new HikariDataSource(hc);
   }
 
-  private ShardUnavailableException unavailable(String shardId, Pool pool, SQLException e) {
+  private ShardUnavailableException unavailable(String shardId, RetiringPool pool, SQLException e) {
     HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
     String state = stats == null ? "pool not started"
         : "pool total=" + stats.getTotalConnections() + ", active=" + stats.getActiveConnections() + ", idle="
@@ -122,12 +176,18 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
 
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */
   public HikariDataSource poolOf(String shardId) {
-    Pool pool = pools.get(shardId);
+    RetiringPool pool = pools.get(shardId);
     return pool == null ? null : pool.dataSource();
   }
 
   @Override
   public synchronized void close() {
+    if (drainer != null) {
+      drainer.shutdownNow();
+      drainer = null;
+    }
+    retired.forEach(p -> p.dataSource().close());
+    retired.clear();
     pools.values().forEach(p -> p.dataSource().close());
     pools.clear();
   }

@@ -6,6 +6,12 @@ import org.hibernate.SessionFactory;
 
 /** The one way Shardwise opens a Hibernate session on a shard. */
 public final class ShardSessions {
+  /**
+   * The tenant identifier of a session opened without a shard (no shard can be named so): it reads
+   * {@code @ReferenceTable} entities from any healthy shard and refuses sharded ones.
+   */
+  public static final String NO_SHARD = "(no shard)";
+
   private ShardSessions() {}
 
   /**

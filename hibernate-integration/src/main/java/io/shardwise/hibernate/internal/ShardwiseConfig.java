@@ -45,8 +45,10 @@ public final class ShardwiseConfig {
    * The scatter-gather fan-out ({@code shardwise.scatter.*}).
    *
    * @param threads the configured thread count, or 0 to size the pool by the shard count
+   * @param maxRows the most rows one scatter-gather query may hold, summed over its shards
+   * @param fetchSize rows per round trip of each shard's server-side cursor
    */
-  public record Scatter(int threads) {
+  public record Scatter(int threads, int maxRows, int fetchSize) {
     /** The pool size for {@code shardCount} shards: the configured count, else twice the shards within 4..64. */
     public int threadsFor(int shardCount) {
       return threads > 0 ? threads : Math.min(64, Math.max(4, 2 * shardCount));
@@ -91,6 +93,7 @@ public final class ShardwiseConfig {
   private final long replicaMonitorIntervalMs;
   private final long replicaConnectionTimeoutMs;
   private final byte[] rywSecret;
+  private final byte[] rywAcceptedSecret;
   private final long pinTtlMs;
   private final Scatter scatter;
   private final Transactions transactions;
@@ -118,6 +121,7 @@ public final class ShardwiseConfig {
     this.replicaMonitorIntervalMs = p.replicaMonitorIntervalMs;
     this.replicaConnectionTimeoutMs = p.replicaConnectionTimeoutMs;
     this.rywSecret = p.rywSecret;
+    this.rywAcceptedSecret = p.rywAcceptedSecret;
     this.pinTtlMs = p.pinTtlMs;
     this.scatter = p.scatter;
     this.transactions = p.transactions;
@@ -206,6 +210,11 @@ public final class ShardwiseConfig {
     return rywSecret == null ? null : rywSecret.clone();
   }
 
+  /** A second secret whose tokens are accepted but never issued (secret rotation), or null. */
+  public byte[] rywAcceptedSecret() {
+    return rywAcceptedSecret == null ? null : rywAcceptedSecret.clone();
+  }
+
   public long pinTtlMs() {
     return pinTtlMs;
   }
@@ -261,6 +270,7 @@ public final class ShardwiseConfig {
     long replicaMonitorIntervalMs;
     long replicaConnectionTimeoutMs;
     byte[] rywSecret;
+    byte[] rywAcceptedSecret;
     long pinTtlMs;
     Scatter scatter;
     Transactions transactions;
@@ -316,9 +326,23 @@ public final class ShardwiseConfig {
         }
         rywSecret = secret.getBytes(StandardCharsets.UTF_8);
       }
+      String acceptedSecret = p.get(ShardwiseSettings.RYW_ACCEPTED_SECRET);
+      if (acceptedSecret != null) {
+        if (acceptedSecret.length() < 32) {
+          problems.add(ShardwiseSettings.RYW_ACCEPTED_SECRET + " is " + acceptedSecret.length() + " characters; a"
+              + " secret has at least 32");
+        }
+        if (secret == null) {
+          problems.add(ShardwiseSettings.RYW_ACCEPTED_SECRET + " is set without " + ShardwiseSettings.RYW_SECRET
+              + ", which signs the tokens it issues");
+        }
+        rywAcceptedSecret = acceptedSecret.getBytes(StandardCharsets.UTF_8);
+      }
 
       schemaAction();
-      scatter = new Scatter(intSetting(ShardwiseSettings.SCATTER_THREADS, 0, 1, 1024));
+      scatter = new Scatter(intSetting(ShardwiseSettings.SCATTER_THREADS, 0, 1, 1024),
+          intSetting(ShardwiseSettings.SCATTER_MAX_ROWS, 100_000, 1, 100_000_000),
+          intSetting(ShardwiseSettings.SCATTER_FETCH_SIZE, 1000, 1, 1_000_000));
       transactions = new Transactions(
           booleanSetting(ShardwiseSettings.TX_ENABLED, true),
           intSetting(ShardwiseSettings.TX_RECOVERY_INTERVAL, 10_000, 1, 86_400_000),
@@ -521,10 +545,11 @@ public final class ShardwiseConfig {
         ShardwiseSettings.POOL_SIZE, ShardwiseSettings.POOL_MIN_IDLE, ShardwiseSettings.CONNECTION_TIMEOUT,
         ShardwiseSettings.SCHEMA_ACTION, ShardwiseSettings.REPLICA_BALANCE, ShardwiseSettings.REPLICA_MAX_LAG_MS,
         ShardwiseSettings.REPLICA_MAX_LAG_BYTES, ShardwiseSettings.REPLICA_MONITOR_INTERVAL,
-        ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, ShardwiseSettings.RYW_SECRET, ShardwiseSettings.RYW_PIN_TTL,
+        ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, ShardwiseSettings.RYW_SECRET, ShardwiseSettings.RYW_ACCEPTED_SECRET,
+        ShardwiseSettings.RYW_PIN_TTL,
         ShardwiseSettings.TX_ENABLED, ShardwiseSettings.TX_RECOVERY_INTERVAL, ShardwiseSettings.TX_IN_DOUBT_GRACE,
         ShardwiseSettings.TX_LOG_POOL_SIZE, ShardwiseSettings.SAGA_MAX_ATTEMPTS, ShardwiseSettings.SAGA_BACKOFF,
-        ShardwiseSettings.SCATTER_THREADS, ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL,
+        ShardwiseSettings.SCATTER_THREADS, ShardwiseSettings.SCATTER_MAX_ROWS, ShardwiseSettings.SCATTER_FETCH_SIZE, ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL,
         ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
         ShardwiseSettings.RESHARD_FENCE_GRACE));

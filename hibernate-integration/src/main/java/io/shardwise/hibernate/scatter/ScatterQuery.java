@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.scatter;
 
+import io.shardwise.hibernate.ShardwiseSettings;
 import java.time.Duration;
 import java.util.List;
 
@@ -18,8 +19,14 @@ import java.util.List;
  * </ul>
  * Anything that per-shard answers cannot reproduce (subqueries, HAVING, window functions,
  * {@code count(distinct ...)}, set operations, ...) throws {@link UnsupportedScatterQueryException}
- * before any SQL is sent. Text is ordered by Java's {@code String} order, PostgreSQL's under the
- * "C" collation.
+ * before any SQL is sent.
+ *
+ * <p>Memory is bounded: the merge holds at most {@value ShardwiseSettings#SCATTER_MAX_ROWS} rows
+ * (default 100,000), summed over the shards. Shards send their rows from a server-side cursor,
+ * {@value ShardwiseSettings#SCATTER_FETCH_SIZE} at a time, counted as they arrive; one row past the
+ * cap ends the query with {@link ScatterRowLimitException}. An offset + limit over the cap is
+ * refused before any SQL is sent. Text is ordered by Java's {@code String} order, PostgreSQL's under
+ * the "C" collation.
  *
  * <p>Each shard runs in its own read-only session (a replica serves when one is configured and
  * healthy), under a {@code statement_timeout} equal to the time left before the {@link #deadline}.

@@ -2,25 +2,27 @@ package io.shardwise.hibernate.spi;
 
 import io.shardwise.hibernate.NoShardSelectedException;
 import io.shardwise.hibernate.ShardContext;
+import io.shardwise.hibernate.internal.ShardSessions;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 
 /**
  * Tells Hibernate the shard of a session opened without one: the {@link ShardContext} of the
- * current thread. Without a context it refuses, so that no session silently lands on a default
- * shard.
+ * current thread. Without a context the session is still opened, as a session of no shard
+ * ({@link #NO_SHARD}): it reads {@code @ReferenceTable} entities from any healthy shard, and the
+ * first statement that touches a sharded entity fails with {@link NoShardSelectedException}
+ * naming the entity, before any SQL is sent. So frameworks that open an {@code EntityManager} at
+ * startup (Spring Data's repository bootstrap, {@code @DataJpaTest}) work, and nothing sharded
+ * silently lands on a default shard.
  */
 public final class ShardContextResolver implements CurrentTenantIdentifierResolver<String> {
+
+  /** The tenant identifier of a session opened without a shard. No shard can be named so. */
+  public static final String NO_SHARD = ShardSessions.NO_SHARD;
 
   @Override
   public String resolveCurrentTenantIdentifier() {
     String shard = ShardContext.current();
-    if (shard == null) {
-      throw new NoShardSelectedException("No shard selected for this session. Open it through Shardwise "
-          + "(shards.forKey(key).inTransaction(...)) or wrap the unit of work in "
-          + "try (var scope = shards.contextForKey(key)) { ... } so that openSession()/createEntityManager() know"
-          + " where to go.");
-    }
-    return shard;
+    return shard == null ? NO_SHARD : shard;
   }
 
   @Override

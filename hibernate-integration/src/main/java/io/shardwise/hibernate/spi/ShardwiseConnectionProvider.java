@@ -51,18 +51,37 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     connection.close();
   }
 
+  /**
+   * The shard's primary; for a session of {@link ShardContextResolver#NO_SHARD no shard}, a
+   * connection that serves reference tables only (see {@link #getReadOnlyConnection}).
+   */
   @Override
   public Connection getConnection(String shardId) {
+    if (ShardContextResolver.NO_SHARD.equals(shardId)) {
+      return components().noShardConnection();
+    }
     return primaries.primary(shardId);
   }
 
   @Override
   public void releaseConnection(String shardId, Connection connection) throws SQLException {
+    if (ShardContextResolver.NO_SHARD.equals(shardId)) {
+      reads.release(connection);
+      return;
+    }
     connection.close();
   }
 
+  /**
+   * A replica of the shard, else its primary. For a session of no shard: a replica (else the
+   * primary) of some healthy shard, taken in turn, that refuses every statement on a sharded
+   * entity's table with {@link io.shardwise.hibernate.NoShardSelectedException} before sending it.
+   */
   @Override
   public Connection getReadOnlyConnection(String shardId) {
+    if (ShardContextResolver.NO_SHARD.equals(shardId)) {
+      return components().noShardConnection();
+    }
     return reads.connection(shardId);
   }
 

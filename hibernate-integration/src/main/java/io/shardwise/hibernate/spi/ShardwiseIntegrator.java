@@ -1,6 +1,8 @@
 package io.shardwise.hibernate.spi;
 
 import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.ShardwiseSettings;
+import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.query.GuardedHqlTranslator;
@@ -48,6 +50,7 @@ public final class ShardwiseIntegrator implements Integrator {
           + " so that sessions opened inside a ShardContext are routed");
     }
     components.installModel(ShardingModel.build(metadata, components.config().unitName()));
+    requireTokenSecretWhenPinning(components);
     QueryGuards.install(translator, metadata, components.model(), components.config().unitName());
     if (!(sessionFactory.getSessionFactoryOptions().getCustomSqmTranslatorFactory()
         instanceof io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory)) {
@@ -62,6 +65,25 @@ public final class ShardwiseIntegrator implements Integrator {
     components.registerListeners(registry.getService(EventListenerRegistry.class), sessionFactory);
 
     manageSchema(metadata, registry, settings, components);
+  }
+
+  /**
+   * Tokens are what carries a scope's pins to another instance, and only {@code @ReadYourWrites}
+   * entities pin: a unit that maps one needs the secret, and learns it now rather than at the first
+   * token of a running application.
+   */
+  private static void requireTokenSecretWhenPinning(ShardwiseComponents components) {
+    if (components.config().rywSecret() != null) {
+      return;
+    }
+    java.util.List<String> pinning = components.model().entities().stream()
+        .filter(e -> e.readYourWrites() != null).map(ShardedEntity::simpleName).sorted().toList();
+    if (!pinning.isEmpty()) {
+      throw new ShardingConfigurationException("Persistence unit '" + components.config().unitName() + "' maps"
+          + " @ReadYourWrites entities " + pinning + " but has no " + io.shardwise.hibernate.ShardwiseSettings.RYW_SECRET
+          + ": consistency tokens, which carry their pins to other instances, could not be signed. Set it to at"
+          + " least 32 random characters (e.g. openssl rand -base64 32), the same on every instance");
+    }
   }
 
   private static void manageSchema(Metadata metadata, SessionFactoryServiceRegistry registry,

@@ -4,8 +4,8 @@ import io.shardwise.hibernate.ShardwiseException;
 
 /**
  * A cross-shard transaction was rolled back on every shard it touched: nothing it wrote is visible
- * anywhere. The cause says why (the work threw, a shard could not prepare, or recovery had already
- * decided to abort it). Safe to retry.
+ * anywhere. The cause says why (the work threw, a shard could not prepare, the deciding shard refused
+ * its commit, or recovery ended the transaction while its coordinator stalled). Safe to retry.
  */
 public class CrossShardAbortedException extends ShardwiseException {
   private static final long serialVersionUID = 1L;

@@ -10,10 +10,12 @@ import org.hibernate.Session;
  * first use and shared by every later call for the same shard; the work runs at once, so a later
  * call sees what an earlier one read or wrote on the same shard.
  *
- * <p>When the callback returns, every participating shard flushes and prepares
- * ({@code PREPARE TRANSACTION}); the commit decision is logged in the control database; then each
- * shard commits. All shards commit or none does. Do not call {@code beginTransaction},
- * {@code commit} or {@code close} on these sessions.
+ * <p>When the callback returns, every participating shard flushes; every shard but the last one
+ * touched prepares ({@code PREPARE TRANSACTION}); the last one commits its local transaction, which
+ * is the commit decision; then the others commit ({@code COMMIT PREPARED}). All shards commit or
+ * none does, also when the coordinator stalls or dies at any point (recovery reads the outcome from
+ * the last shard's transaction status). Do not call {@code beginTransaction}, {@code commit} or
+ * {@code close} on these sessions.
  *
  * <p>Lock rows in one global order (for instance ascending key) when several transactions may touch
  * the same rows on different shards: PostgreSQL detects deadlocks within one server, not across two.

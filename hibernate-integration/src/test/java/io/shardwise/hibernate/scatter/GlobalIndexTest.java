@@ -15,7 +15,11 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import org.hibernate.SessionFactory;
+import org.hibernate.stat.Statistics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +34,8 @@ class GlobalIndexTest {
 
   @BeforeAll
   static void start(PostgresTopology pg) {
-    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Customer.class).schema("create");
+    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Customer.class).schema("create")
+        .property("hibernate.generate_statistics", "true");
     for (PostgresShard shard : pg.shards()) {
       b.shard("shard" + shard.index(), shard.primary().jdbcUrl());
     }
@@ -88,6 +93,31 @@ class GlobalIndexTest {
         + " (value, shard_key, entity_id) VALUES ('" + ghost + "', '3', '3')");
     assertEquals(Optional.empty(), shards.findBy(Customer.class, "email", ghost));
     assertEquals(List.of(), shards.findAllBy(Customer.class, "email", ghost));
+  }
+
+  @Test
+  void candidatesOnSeveralShardsAreVerifiedWithOneSessionPerShardNotOnePerCandidate(PostgresTopology pg)
+      throws SQLException {
+    String crowded = "crowded@example.com";
+    shards.forKey(13L).inTransaction(s -> s.find(Customer.class, 13L).setEmail(crowded));
+    // twelve more candidates: old rows left behind by transactions that did not keep the value
+    StringBuilder stale = new StringBuilder();
+    for (long id = 1; id <= 12; id++) {
+      stale.append(id == 1 ? "" : ", ").append("('").append(crowded).append("', '").append(id).append("', '")
+          .append(id).append("', now() - interval '1 hour')");
+    }
+    ScatterFixture.execute(pg.shard(shardIndex(crowded)), "INSERT INTO " + TABLE
+        + " (value, shard_key, entity_id, created_at) VALUES " + stale);
+    Set<String> owners = LongStream.rangeClosed(1, 13).mapToObj(shards::shardFor).collect(Collectors.toSet());
+    assertEquals(3, owners.size(), "the thirteen candidates live on all three shards");
+
+    Statistics statistics = sessionFactory.getStatistics();
+    long sessionsBefore = statistics.getSessionOpenCount();
+    List<Customer> found = shards.findAllBy(Customer.class, "email", crowded);
+    long sessions = statistics.getSessionOpenCount() - sessionsBefore;
+
+    assertEquals(List.of(13L), found.stream().map(Customer::getId).toList(), "only the verified holder");
+    assertEquals(owners.size(), sessions, "one session per owning shard for 13 candidates");
   }
 
   @Test

@@ -16,9 +16,15 @@ final class ScatterFixture {
   private ScatterFixture() {}
 
   static SessionFactory sharded(PostgresTopology pg) {
+    return sharded(pg, java.util.Map.of());
+  }
+
+  /** The same with extra settings, e.g. a small {@code shardwise.scatter.max_rows}. */
+  static SessionFactory sharded(PostgresTopology pg, java.util.Map<String, String> extra) {
     Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Sale.class, RegionName.class, Customer.class)
         .schema("create")
         .property(ShardwiseSettings.CONNECTION_TIMEOUT, "1000");
+    extra.forEach(b::property);
     for (PostgresShard shard : pg.shards()) {
       b.shard("shard" + shard.index(), shard.primary().jdbcUrl());
     }

@@ -23,15 +23,45 @@ public final class ShardedPostgresExtension implements BeforeAllCallback, Parame
     topology(context);
   }
 
+  /** The topologies of {@link ShardedPostgres.Scope#RUN}: one per configuration in this JVM. */
+  private static final java.util.Map<String, PostgresTopology> SHARED = new java.util.concurrent.ConcurrentHashMap<>();
+
   /** The topology of the test class in {@code context}, started on first use. */
   public static PostgresTopology topology(ExtensionContext context) {
     ShardedPostgres config = findConfig(context).orElseThrow(() -> new IllegalStateException(
         context.getDisplayName() + " uses ShardedPostgresExtension without @ShardedPostgres on its class"));
-    String key = config.shards() + "x" + config.replicas() + Arrays.toString(config.settings());
-    ExtensionContext owner = config.scope() == ShardedPostgres.Scope.RUN ? context.getRoot() : classContext(context);
-    return owner.getStore(NAMESPACE)
+    String key = key(config);
+    if (config.scope() == ShardedPostgres.Scope.RUN) {
+      // the run's root store stops it when the run ends
+      context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(key, k -> new StartedTopology(shared(config)),
+          StartedTopology.class);
+      return shared(config);
+    }
+    return classContext(context).getStore(NAMESPACE)
         .getOrComputeIfAbsent(key, k -> new StartedTopology(start(config)), StartedTopology.class)
         .topology;
+  }
+
+  /**
+   * The topology of a {@link ShardedPostgres.Scope#RUN} configuration, started on first use and
+   * shared by every user in this JVM with the same configuration — test classes, and test
+   * application contexts (Spring's context cache outlives a test class) — until the run ends or
+   * the JVM exits.
+   */
+  public static PostgresTopology shared(ShardedPostgres config) {
+    if (config.scope() != ShardedPostgres.Scope.RUN) {
+      throw new IllegalArgumentException("Only a @ShardedPostgres(scope = RUN) topology is shared; "
+          + "a CLASS one belongs to its test class");
+    }
+    return SHARED.computeIfAbsent(key(config), k -> {
+      PostgresTopology started = start(config);
+      Runtime.getRuntime().addShutdownHook(new Thread(started::close, "stop " + k + " PostgreSQL topology"));
+      return started;
+    });
+  }
+
+  private static String key(ShardedPostgres config) {
+    return config.shards() + "x" + config.replicas() + Arrays.toString(config.settings());
   }
 
   private static ExtensionContext classContext(ExtensionContext context) {
@@ -113,6 +143,7 @@ public final class ShardedPostgresExtension implements BeforeAllCallback, Parame
 
     @Override
     public void close() {
+      SHARED.values().remove(topology);
       topology.close();
     }
   }

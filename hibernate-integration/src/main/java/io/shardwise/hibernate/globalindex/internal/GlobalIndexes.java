@@ -21,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -155,20 +156,35 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
       return null;
     });
     List<T> found = new ArrayList<>();
-    for (String[] candidate : candidates) {
-      T entity = load(type, index, candidate[0], candidate[1]);
-      if (entity != null && Objects.equals(attributeOf(entity, index), value)) {
+    for (T entity : loadAll(type, index, candidates)) {
+      if (Objects.equals(attributeOf(entity, index), value)) {
         found.add(entity);
       }
     }
     return found;
   }
 
-  private <T> T load(Class<T> type, Index index, String key, String id) {
-    String shard = router.shardFor(parse(key, keyClass(index)));
-    try (Session s = ShardSessions.open(sessionFactory, shard, false)) {
-      return s.find(type, parse(id, idClass(index)));
+  /**
+   * The entities that still exist among {@code candidates} ({shard key, id} pairs), loaded with one
+   * session per owning shard, in the order of the shards' first candidates.
+   */
+  private <T> List<T> loadAll(Class<T> type, Index index, List<String[]> candidates) {
+    Map<String, List<Object>> idsByShard = new LinkedHashMap<>();
+    for (String[] candidate : candidates) {
+      String shard = router.shardFor(parse(candidate[0], keyClass(index)));
+      idsByShard.computeIfAbsent(shard, k -> new ArrayList<>()).add(parse(candidate[1], idClass(index)));
     }
+    List<T> loaded = new ArrayList<>();
+    idsByShard.forEach((shard, ids) -> {
+      try (Session s = ShardSessions.open(sessionFactory, shard, false)) {
+        for (T entity : s.findMultiple(type, ids)) {
+          if (entity != null) {
+            loaded.add(entity);
+          }
+        }
+      }
+    });
+    return loaded;
   }
 
   // ---- writes --------------------------------------------------------------------------------
@@ -283,12 +299,14 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
       }
     }
     String name = index.entity().simpleName() + "." + index.attribute();
-    for (String[] other : others) {
-      Object holder = load(index.entity().javaType(), index, other[0], other[1]);
-      if (holder != null && Objects.equals(attributeOf(holder, index), value)) {
+    for (Object holder : loadAll(index.entity().javaType(), index, others)) {
+      if (Objects.equals(attributeOf(holder, index), value)) {
         throw new GlobalIndexUniqueException("[GlobalIndexUnique] " + name + " = '" + value + "' already belongs to "
-            + index.entity().simpleName() + "#" + other[1] + "; @GlobalIndex(unique = true) allows one per value");
+            + index.entity().simpleName() + "#" + sessionFactory.getPersistenceUnitUtil().getIdentifier(holder)
+            + "; @GlobalIndex(unique = true) allows one per value");
       }
+    }
+    for (String[] other : others) {
       if (!Boolean.parseBoolean(other[2])) {
         throw new GlobalIndexUniqueException("[GlobalIndexPending] " + name + " = '" + value + "' is being written by"
             + " another transaction (" + index.entity().simpleName() + "#" + other[1] + ", under " + PENDING_SECONDS

@@ -2,7 +2,9 @@ package io.shardwise.hibernate.internal.wiring;
 
 import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
 
+import io.shardwise.hibernate.NoShardSelectedException;
 import io.shardwise.hibernate.ShardKeyException;
+import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
@@ -168,6 +170,13 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
 
   private void checkKey(ShardedEntity model, Object key, SharedSessionContractImplementor session, String op) {
     String sessionShard = session.getTenantIdentifier();
+    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
+      throw new NoShardSelectedException("[NoShardSelected] Cannot " + op + " "
+          + model.simpleName() + ": this session was opened without a shard (no ShardContext was open and no shard"
+          + " was named), and " + model.simpleName() + " is sharded by " + model.keyAttribute() + ". Open the session"
+          + " by its key — shards.forKey(" + (key == null ? "key" : key) + ").inTransaction(...) — or open a"
+          + " ShardContext (shards.contextForKey(key)) before the session. Nothing was written.");
+    }
     if (key == null) {
       throw new ShardKeyException("[ShardKeyNull] Cannot " + op + " " + model.simpleName() + ": its shard key "
           + model.simpleName() + "." + model.keyAttribute() + " is null. Set it before " + op

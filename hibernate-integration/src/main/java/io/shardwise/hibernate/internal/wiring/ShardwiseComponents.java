@@ -72,7 +72,8 @@ public final class ShardwiseComponents implements AutoCloseable {
         config.unitName());
     this.pools = new ShardPools(config, router::map);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
-    this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.unitName());
+    this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),
+        config.unitName(), config.pinTtlMs());
     this.globalIndexes = new GlobalIndexes(router, pools, this::model);
     this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable);
   }
@@ -138,6 +139,11 @@ public final class ShardwiseComponents implements AutoCloseable {
 
   public ShardPools pools() {
     return pools;
+  }
+
+  /** A connection for a session opened without a shard: reference tables only (see {@link ReadPath#noShardConnection}). */
+  public Connection noShardConnection() {
+    return readPath.noShardConnection(model());
   }
 
   public ReadPath readPath() {

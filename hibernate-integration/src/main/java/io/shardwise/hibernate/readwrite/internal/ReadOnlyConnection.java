@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -37,6 +38,7 @@ final class ReadOnlyConnection implements Connection {
   private final ReplicaNode replica;
   private final String shardId;
   private final Function<String, String> entityOfTable;
+  private Consumer<String> extraCheck;
 
   private ReadOnlyConnection(Connection target, ReplicaNode replica, String shardId,
       Function<String, String> entityOfTable) {
@@ -57,6 +59,15 @@ final class ReadOnlyConnection implements Connection {
     return new ReadOnlyConnection(target, replica, shardId, entityOfTable);
   }
 
+  /**
+   * A connection of {@link #wrap} that, in addition, hands every statement's SQL to
+   * {@code sqlCheck} before it is prepared or executed (the check throws to refuse it).
+   */
+  static Connection alsoChecking(Connection wrapped, Consumer<String> sqlCheck) {
+    ((ReadOnlyConnection) wrapped).extraCheck = sqlCheck;
+    return wrapped;
+  }
+
   /** The replica that served a connection of {@link #wrap}, or null (a primary, or another connection). */
   static ReplicaNode replicaOf(Connection connection) {
     return connection instanceof ReadOnlyConnection guarded ? guarded.replica : null;
@@ -64,6 +75,9 @@ final class ReadOnlyConnection implements Connection {
 
   /** Refuses {@code sql} when it locks rows, naming the entities of the tables it reads. */
   void check(String sql) {
+    if (extraCheck != null) {
+      extraCheck.accept(sql);
+    }
     String clause = RowLocks.lockClause(sql);
     if (clause == null) {
       return;

@@ -1,6 +1,10 @@
 package io.shardwise.hibernate.readwrite.internal;
 
+import io.shardwise.hibernate.NoShardSelectedException;
+import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.internal.ShardPools;
+import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.readwrite.Pin;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
@@ -11,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -30,13 +35,14 @@ public final class ReadPath implements AutoCloseable {
   private final Function<String, String> entityOfTable;
   private final LongAdder replicaReads = new LongAdder();
   private final LongAdder primaryReads = new LongAdder();
+  private final AtomicInteger noShardTurn = new AtomicInteger();
 
   private ReadPath(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
       Function<String, String> entityOfTable) {
     this.primaries = primaries;
     this.maps = maps;
     this.entityOfTable = entityOfTable;
-    this.replicas = new ReplicaPools(config);
+    this.replicas = new ReplicaPools(config, primaries::retire);
     this.selector = ReplicaSelector.of(config.leastOutstanding());
     this.monitor = new ReplicaMonitor(config, primaries, replicas, maps);
   }
@@ -71,6 +77,50 @@ public final class ReadPath implements AutoCloseable {
     return ReadOnlyConnection.wrap(primaries.primary(map, shardId), null, shardId, entityOfTable);
   }
 
+  /**
+   * A connection for a session opened without a shard: reference tables are on every shard, so
+   * any healthy one serves them — shards are taken in turn, a replica first. Every statement is
+   * checked before it is sent: one on a sharded entity's table is refused with
+   * {@link NoShardSelectedException}.
+   */
+  public Connection noShardConnection(ShardingModel model) {
+    List<String> shardIds = List.copyOf(maps.get().shards().keySet());
+    int start = Math.floorMod(noShardTurn.getAndIncrement(), shardIds.size());
+    ShardUnavailableException firstFailure = null;
+    for (int i = 0; i < shardIds.size(); i++) {
+      String shardId = shardIds.get((start + i) % shardIds.size());
+      try {
+        return ReadOnlyConnection.alsoChecking(connection(shardId), sql -> refuseShardedTable(model, sql));
+      } catch (ShardUnavailableException e) {
+        if (firstFailure == null) {
+          firstFailure = e;
+        } else {
+          firstFailure.addSuppressed(e);
+        }
+      }
+    }
+    throw firstFailure;
+  }
+
+  private static void refuseShardedTable(ShardingModel model, String sql) {
+    for (String table : RowLocks.writtenOrReadTables(sql)) {
+      String simpleName = model.entityOfTable(table);
+      if (simpleName == null) {
+        continue;
+      }
+      for (ShardedEntity entity : model.entities()) {
+        if (!entity.reference() && entity.simpleName().equals(simpleName)) {
+          throw new NoShardSelectedException("[NoShardSelected] " + simpleName + " (table " + table + ") is sharded by "
+              + simpleName + "." + entity.keyAttribute() + ", but this session was opened without a shard: no"
+              + " ShardContext was open and no shard was named. Choose the shard before the session opens — try (var"
+              + " scope = shards.contextForKey(key)) { ... } around the unit of work, or"
+              + " shards.forKey(key).inTransaction(...). Sessions without a shard read @ReferenceTable entities only."
+              + " Nothing was sent.");
+        }
+      }
+    }
+  }
+
   private Connection replicaConnection(List<ReplicaNode> nodes, long minLsn, long maxWaitMillis) {
     ReplicaNode chosen = selector.choose(nodes, minLsn);
     boolean mustVerify = false;
@@ -102,13 +152,12 @@ public final class ReadPath implements AutoCloseable {
     long deadline = System.nanoTime() + maxWaitMillis * 1_000_000;
     try (Statement s = c.createStatement()) {
       while (true) {
+        Object stamp = replica.replayStamp();
         try (ResultSet rs = s.executeQuery("SELECT pg_last_wal_replay_lsn()::text")) {
           rs.next();
           String text = rs.getString(1);
           long replay = text == null ? -1 : LsnText.parse(text);
-          if (replay > replica.replayLsn) {
-            replica.replayLsn = replay;
-          }
+          replica.raiseReplayLsn(stamp, replay);
           if (replay >= 0 && Long.compareUnsigned(replay, minLsn) >= 0) {
             return true;
           }

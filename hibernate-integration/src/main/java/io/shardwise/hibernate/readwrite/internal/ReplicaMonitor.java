@@ -10,8 +10,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +25,10 @@ import java.util.function.Supplier;
  * of the last replayed transaction; and each primary's WAL position. A replica that does not
  * answer, has replay paused, or lags past the configured bytes or time leaves the rotation; it
  * comes back at the first check that finds it healthy.
+ *
+ * <p>A replay position lower than the last one is believed, not ignored: the server behind the
+ * URL was rebuilt or restored from an older backup, and what the old one had replayed says nothing
+ * about it. The monitor's connection to a replica that left the shard map is closed.
  */
 final class ReplicaMonitor implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("io.shardwise");
@@ -56,14 +62,21 @@ final class ReplicaMonitor implements AutoCloseable {
   synchronized void checkAll() {
     try {
       ShardMap map = maps.get();
+      Set<ReplicaNode> inMap = new HashSet<>();
       for (String shardId : map.shards().keySet()) {
         List<ReplicaNode> nodes = replicas.of(map, shardId);
+        inMap.addAll(nodes);
         if (nodes.isEmpty()) {
           continue;
         }
         long primaryLsn = primaryLsn(map, shardId);
         for (ReplicaNode replica : nodes) {
           check(replica, primaryLsn);
+        }
+      }
+      for (ReplicaNode replica : List.copyOf(connections.keySet())) {
+        if (!inMap.contains(replica)) {
+          closeConnection(replica);
         }
       }
     } catch (RuntimeException e) {
@@ -94,9 +107,15 @@ final class ReplicaMonitor implements AutoCloseable {
         long sinceReplay = rs.getLong(3);
         boolean sinceKnown = !rs.wasNull();
         long replay = lsnText == null ? -1 : LsnText.parse(lsnText);
-        if (replay >= 0 && (replica.replayLsn < 0 || replay > replica.replayLsn)) {
-          replica.replayLsn = replay;
+        long before = replica.monitorReplayLsn;
+        if (replay >= 0 && before >= 0 && Long.compareUnsigned(replay, before) < 0) {
+          LOG.log(System.Logger.Level.WARNING, "Replica {0} of shard {1} has replayed up to {2}, behind the {3} it"
+              + " reported before: rebuilt or restored behind the same URL; its earlier progress no longer counts",
+              JdbcUrls.redact(replica.url), replica.shardId, LsnText.format(replay), LsnText.format(before));
+          replica.caughtUpAt = 0;
         }
+        replica.monitorReplayLsn = replay;
+        replica.replayedTo(replay);
         long lagBytes = primaryLsn < 0 || replay < 0 ? -1 : Math.max(0, primaryLsn - replay);
         // The age of the last replayed commit overstates lag after a quiet spell (nothing to replay
         // is not lag): once behind, the replica is at most as late as its last caught-up check.

@@ -1,6 +1,6 @@
 package io.shardwise.hibernate.readwrite.internal;
 
-import com.zaxxer.hikari.HikariDataSource;
+import io.shardwise.hibernate.internal.RetiringPool;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
@@ -8,26 +8,41 @@ import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One streaming replica of a shard: its pool (created on first use), the monitor's latest view of
  * its health and replay position, and the number of connections it has out.
+ *
+ * <p>The replay position is whatever the replica last said, not the highest it ever said: the
+ * monitor stores every reading, lower ones included (a replica rebuilt or restored from an older
+ * backup behind the same URL replays from further back, and must not look caught up). A read that
+ * asks the replica itself may only raise the position, and only if no other reading was stored
+ * since it looked ({@link #replayStamp()} / {@link #raiseReplayLsn}), so a stale answer never
+ * overwrites a fresher one.
  */
 final class ReplicaNode {
   final String shardId;
   final String url;
   final AtomicInteger outstanding = new AtomicInteger();
   private final ShardwiseConfig config;
-  private volatile HikariDataSource pool;
+  private volatile RetiringPool pool;
+  private boolean leftMap;
+
+  /** One reading of the replay position; a new object per reading, so a stale raise cannot land. */
+  private record Replay(long lsn) {}
+
+  private final AtomicReference<Replay> replay = new AtomicReference<>(new Replay(-1));
 
   // written by the monitor (and by a failed checkout), read on every routing decision
   volatile boolean healthy;
   volatile String reason = "not checked yet";
-  volatile long replayLsn = -1;
   volatile long lagBytes = -1;
   volatile long lagMillis = -1;
   volatile long checkedAt;
   volatile long caughtUpAt;
+  /** The monitor's own previous reading (monitor thread only), to tell a replica that went back. */
+  long monitorReplayLsn = -1;
 
   ReplicaNode(String shardId, String url, ShardwiseConfig config) {
     this.shardId = shardId;
@@ -36,21 +51,58 @@ final class ReplicaNode {
     this.healthy = false;
   }
 
+  /** The replay position last stored (-1 when unknown): what routing decisions compare pins with. */
+  long replayLsn() {
+    return replay.get().lsn();
+  }
+
+  /** The monitor's reading: stored as it is, lower than before or not. */
+  void replayedTo(long lsn) {
+    replay.set(new Replay(lsn));
+  }
+
+  /** The current reading, to hand back to {@link #raiseReplayLsn} after asking the replica directly. */
+  Object replayStamp() {
+    return replay.get();
+  }
+
+  /** Raises the position to what a reader saw, unless another reading was stored after {@code stamp}. */
+  void raiseReplayLsn(Object stamp, long lsn) {
+    Replay before = (Replay) stamp;
+    if (lsn > before.lsn()) {
+      replay.compareAndSet(before, new Replay(lsn));
+    }
+  }
+
   Connection borrow() throws SQLException {
-    HikariDataSource ds = pool;
-    if (ds == null) {
+    RetiringPool p = pool;
+    if (p == null) {
       synchronized (this) {
-        ds = pool;
-        if (ds == null) {
-          ds = ShardPools.newPool(config, "shardwise-" + shardId + "-replica-" + JdbcUrls.hostPort(url), url,
-              config.replicaConnectionTimeoutMs(), true);
-          pool = ds;
+        if (leftMap) {
+          throw new SQLException("replica " + JdbcUrls.redact(url) + " of shard " + shardId + " left the shard map");
+        }
+        p = pool;
+        if (p == null) {
+          p = new RetiringPool(url, ShardPools.newPool(config, "shardwise-" + shardId + "-replica-"
+              + JdbcUrls.hostPort(url), url, config.replicaConnectionTimeoutMs(), true));
+          pool = p;
         }
       }
     }
-    Connection c = ds.getConnection();
+    Connection c = p.borrow();
+    if (c == null) {
+      throw new SQLException("replica " + JdbcUrls.redact(url) + " of shard " + shardId + " left the shard map");
+    }
     outstanding.incrementAndGet();
     return c;
+  }
+
+  /** The replica is no longer in the shard map: it lends nothing more; its pool, if any, to retire. */
+  synchronized RetiringPool leaveMap() {
+    leftMap = true;
+    healthy = false;
+    reason = "left the shard map";
+    return pool;
   }
 
   void markUnhealthy(String why) {
@@ -59,13 +111,14 @@ final class ReplicaNode {
   }
 
   ReplicaStatus status() {
+    long lsn = replayLsn();
     return new ReplicaStatus(shardId, JdbcUrls.redact(url), healthy, reason,
-        replayLsn < 0 ? null : LsnText.format(replayLsn), lagBytes, lagMillis, checkedAt);
+        lsn < 0 ? null : LsnText.format(lsn), lagBytes, lagMillis, checkedAt);
   }
 
   synchronized void close() {
     if (pool != null) {
-      pool.close();
+      pool.dataSource().close();
       pool = null;
     }
   }

@@ -18,7 +18,11 @@ sealed interface ReplicaSelector permits ReplicaSelector.RoundRobin, ReplicaSele
   }
 
   private static boolean eligible(ReplicaNode r, long minLsn) {
-    return r.healthy && (minLsn == 0 || (r.replayLsn >= 0 && Long.compareUnsigned(r.replayLsn, minLsn) >= 0));
+    if (!r.healthy) {
+      return false;
+    }
+    long replayed = r.replayLsn();
+    return minLsn == 0 || (replayed >= 0 && Long.compareUnsigned(replayed, minLsn) >= 0);
   }
 
   /** Each read starts one replica further along the list, skipping those that do not qualify. */

@@ -12,6 +12,10 @@ final class RowLocks {
       "\\bfor\\s+(no\\s+key\\s+update|update|key\\s+share|share)\\b", Pattern.CASE_INSENSITIVE);
   private static final Pattern TABLE = Pattern.compile("\\b(?:from|join)\\s+([a-z_][a-z0-9_$.]*)", Pattern.CASE_INSENSITIVE);
 
+  private static final Pattern ANY_TABLE = Pattern.compile("\\b(?:from|join|into|update)\\s+([a-z_][a-z0-9_$.]*)",
+      Pattern.CASE_INSENSITIVE);
+
+
   private RowLocks() {}
 
   /** The locking clause, upper-cased (e.g. {@code FOR NO KEY UPDATE}), or null when the SQL locks no rows. */
@@ -28,6 +32,17 @@ final class RowLocks {
   static List<String> tables(String sql) {
     List<String> tables = new ArrayList<>();
     Matcher m = TABLE.matcher(withoutLiterals(sql));
+    while (m.find()) {
+      String name = m.group(1).toLowerCase(Locale.ROOT);
+      tables.add(name.substring(name.lastIndexOf('.') + 1));
+    }
+    return tables;
+  }
+
+  /** Tables a statement reads or writes: after FROM, JOIN, INTO and UPDATE; lower-cased and without schema. */
+  static List<String> writtenOrReadTables(String sql) {
+    List<String> tables = new ArrayList<>();
+    Matcher m = ANY_TABLE.matcher(withoutLiterals(sql));
     while (m.find()) {
       String name = m.group(1).toLowerCase(Locale.ROOT);
       tables.add(name.substring(name.lastIndexOf('.') + 1));

@@ -1,9 +1,11 @@
 package io.shardwise.hibernate.scatter.internal;
 
+import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.hibernate.scatter.ScatterGatherException;
 import io.shardwise.hibernate.scatter.ScatterQuery;
 import io.shardwise.hibernate.scatter.ScatterResult;
+import io.shardwise.hibernate.scatter.ScatterRowLimitException;
 import io.shardwise.hibernate.scatter.ShardFailurePolicy;
 import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.SortKey;
@@ -16,7 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.hibernate.ScrollMode;
+import org.hibernate.ScrollableResults;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.query.SelectionQuery;
 
@@ -119,21 +124,32 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     }
     long offset = firstResult >= 0 ? firstResult : plan.offset();
     long limit = maxResults >= 0 ? maxResults : plan.limit();
+    int maxRows = context.settings().maxRows();
+    checkPageFits(offset, limit, maxRows);
 
     Map<String, Object> keysetParameters = new LinkedHashMap<>();
     String keyset = after == null ? null : keysetPredicate(plan, keysetParameters);
-    int perShardMax = plan.pushesDownLimit() && limit >= 0 ? Math.toIntExact(offset + limit) : -1;
+    // offset + limit <= maxRows <= Integer.MAX_VALUE, checked above
+    int perShardMax = plan.pushesDownLimit() && limit >= 0 ? (int) (offset + limit) : -1;
     String shardHql = plan.shardHql(keyset);
+    RowBudget budget = new RowBudget(maxRows);
 
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     for (String shardId : context.shardIds().get()) {
-      tasks.put(shardId, () -> runOnShard(shardId, shardHql, keysetParameters, perShardMax, deadlineNanos));
+      tasks.put(shardId, () -> runOnShard(shardId, shardHql, keysetParameters, perShardMax, deadlineNanos, budget));
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
       }
     }
     ScatterExecutor.Outcome<List<Object[]>> outcome =
         context.executor().get().run(tasks, deadlineNanos, policy == ShardFailurePolicy.FAIL);
+    for (Throwable error : outcome.errors().values()) {
+      ScatterRowLimitException overCap = causeOfType(error, ScatterRowLimitException.class);
+      if (overCap != null) {
+        // too many rows is the query's shape, not a lost shard: PARTIAL does not make it a smaller answer
+        throw new ScatterRowLimitException(overCap.getMessage(), overCap);
+      }
+    }
     if (!outcome.missing().isEmpty() && policy == ShardFailurePolicy.FAIL) {
       Throwable cause = outcome.errors().values().stream().findFirst().orElse(null);
       throw new ScatterGatherException("Scatter query [" + hql + "] lost " + outcome.missing().size() + " of "
@@ -165,8 +181,57 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         Duration.ofNanos(System.nanoTime() - started), last);
   }
 
+  /**
+   * Refuses, before any SQL, a page that would make every shard send more than {@code maxRows}
+   * rows: each shard must send offset + limit of them for the merge to skip the offset.
+   */
+  private void checkPageFits(long offset, long limit, int maxRows) {
+    if (offset < 0 || limit < -1) {
+      throw new IllegalArgumentException("[" + hql + "]: offset " + offset + " and limit " + limit
+          + " must not be negative");
+    }
+    boolean fits = offset <= maxRows && (limit < 0 || limit <= maxRows - offset);
+    if (fits) {
+      return;
+    }
+    String page = limit < 0 ? "skips " + offset + " rows" : "skips " + offset + " rows and returns up to " + limit;
+    throw new ScatterRowLimitException("Scatter query [" + hql + "] " + page + ": every shard would have to send"
+        + " offset + limit rows, more than " + ShardwiseSettings.SCATTER_MAX_ROWS + " = " + maxRows + ". Page with"
+        + " after(lastSortKey) instead of an offset (keyset pagination: every page costs one page per shard),"
+        + " ask for fewer rows, or raise " + ShardwiseSettings.SCATTER_MAX_ROWS + ".");
+  }
+
+  /** The rows a query holds, summed over its shards, against {@code shardwise.scatter.max_rows}. */
+  private final class RowBudget {
+    private final int maxRows;
+    private final AtomicLong held = new AtomicLong();
+
+    RowBudget(int maxRows) {
+      this.maxRows = maxRows;
+    }
+
+    void takeOne(String shardId) {
+      if (held.incrementAndGet() > maxRows) {
+        throw new ScatterRowLimitException("Scatter query [" + hql + "] would hold more than "
+            + ShardwiseSettings.SCATTER_MAX_ROWS + " = " + maxRows + " rows in memory (the cap was reached while"
+            + " shard '" + shardId + "' sent its rows; the merge holds every row the shards send). Add a limit"
+            + " (setMaxResults or LIMIT), page with after(lastSortKey) (keyset pagination), narrow the WHERE"
+            + " clause, or raise " + ShardwiseSettings.SCATTER_MAX_ROWS + ".");
+      }
+    }
+  }
+
+  private static <E extends Throwable> E causeOfType(Throwable error, Class<E> type) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    return null;
+  }
+
   private List<Object[]> runOnShard(String shardId, String shardHql, Map<String, Object> keysetParameters,
-      int perShardMax, long deadlineNanos) {
+      int perShardMax, long deadlineNanos, RowBudget budget) {
     return context.reader().read(shardId, session -> {
       long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
       if (leftMs <= 0) {
@@ -186,7 +251,17 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         if (perShardMax >= 0) {
           query.setMaxResults(perShardMax);
         }
-        return query.getResultList();
+        // a server-side cursor: rows arrive fetch_size at a time and are counted as they come, so
+        // a shard with millions of matching rows is stopped at the cap, not after loading them all
+        query.setFetchSize(context.settings().fetchSize());
+        List<Object[]> rows = new ArrayList<>();
+        try (ScrollableResults<Object[]> cursor = query.scroll(ScrollMode.FORWARD_ONLY)) {
+          while (cursor.next()) {
+            budget.takeOne(shardId);
+            rows.add(cursor.get());
+          }
+        }
+        return rows;
       });
     });
   }

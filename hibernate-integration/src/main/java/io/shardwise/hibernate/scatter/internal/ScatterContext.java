@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.scatter.internal;
 
+import io.shardwise.hibernate.internal.ShardwiseConfig;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
@@ -16,9 +17,11 @@ import org.hibernate.SessionFactory;
  * @param shardIds the shards of the current shard map
  * @param executor the fan-out pool, started on first use
  * @param reader runs one shard's part in a read-only transaction on that shard
+ * @param settings {@code shardwise.scatter.*}: the row cap and the cursor's fetch size
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
-    Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader) {
+    Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
+    ShardwiseConfig.Scatter settings) {
 
   /** Runs {@code work} in a read-only transaction on one shard. */
   @FunctionalInterface

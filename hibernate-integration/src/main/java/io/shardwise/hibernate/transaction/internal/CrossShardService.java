@@ -9,9 +9,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Cross-shard transactions of one session factory: the decision and saga log, the two-phase
- * coordinator, the saga runner, and the daemon that keeps the coordinator's heartbeat and runs
- * recovery. Started with the other components when a control database is configured; closed with them.
+ * Cross-shard transactions of one session factory: the coordinator and saga log, the two-phase coordinator,
+ * the saga runner, and two daemons: one keeps the coordinator's heartbeat, the other runs recovery.
+ * They are separate threads so that a slow recovery pass (a shard that does not answer, a long saga
+ * to resume) never delays the heartbeat and makes this live coordinator look gone to other
+ * instances. Started with the other components when a control database is configured; closed with them.
  */
 public final class CrossShardService implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("io.shardwise.tx");
@@ -24,6 +26,7 @@ public final class CrossShardService implements AutoCloseable {
   private final long recoveryIntervalMs;
   private final long graceMs;
   private final ScheduledExecutorService daemon;
+  private final ScheduledExecutorService heartbeat;
   private volatile FaultInjector faults = FaultInjector.NONE;
 
   private CrossShardService(ShardwiseConfig config, ShardAccess shardAccess) {
@@ -36,8 +39,13 @@ public final class CrossShardService implements AutoCloseable {
     this.twoPhase = new TwoPhaseCommit(shardAccess, log, coordinatorId, this);
     this.sagas = new SagaRunner(shardAccess, log, coordinatorId, this, settings.sagaMaxAttempts(),
         settings.sagaBackoffMs());
-    this.daemon = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "shardwise-tx-recovery-" + config.unitName());
+    this.daemon = daemonThread("shardwise-tx-recovery-" + config.unitName());
+    this.heartbeat = daemonThread("shardwise-tx-heartbeat-" + config.unitName());
+  }
+
+  private static ScheduledExecutorService daemonThread(String name) {
+    return Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, name);
       t.setDaemon(true);
       return t;
     });
@@ -58,11 +66,14 @@ public final class CrossShardService implements AutoCloseable {
       service.log.createTables();
       service.twoPhase.checkShardsAtStartup();
       service.log.heartbeat(service.coordinatorId, config.unitName());
+      service.heartbeat.scheduleAtFixedRate(service::beat, service.recoveryIntervalMs, service.recoveryIntervalMs,
+          TimeUnit.MILLISECONDS);
       service.recoverQuietly();
       service.daemon.scheduleWithFixedDelay(service::periodic, service.recoveryIntervalMs, service.recoveryIntervalMs,
           TimeUnit.MILLISECONDS);
       return service;
     } catch (RuntimeException e) {
+      service.heartbeat.shutdownNow();
       service.daemon.shutdownNow();
       service.log.close();
       throw e;
@@ -113,11 +124,19 @@ public final class CrossShardService implements AutoCloseable {
     return 3 * recoveryIntervalMs;
   }
 
-  private void periodic() {
+  private void beat() {
     try {
       log.heartbeat(coordinatorId, config.unitName());
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "Coordinator heartbeat failed: " + e.getMessage());
+    }
+  }
+
+  private void periodic() {
+    try {
+      fault(FaultInjector.Point.RECOVERY_PASS, coordinatorId, null);
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "Recovery pass hook failed: " + e.getMessage());
     }
     recoverQuietly();
   }
@@ -133,8 +152,10 @@ public final class CrossShardService implements AutoCloseable {
 
   @Override
   public void close() {
+    heartbeat.shutdownNow();
     daemon.shutdownNow();
     try {
+      heartbeat.awaitTermination(5, TimeUnit.SECONDS);
       daemon.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -10,16 +10,23 @@ package io.shardwise.hibernate.transaction.internal;
 public interface FaultInjector {
 
   enum Point {
-    /** Before {@code PREPARE TRANSACTION} on {@code shardId}. */
+    /** Before {@code PREPARE TRANSACTION} on {@code shardId}, a participant other than the decider. */
     BEFORE_PREPARE,
-    /** Every shard prepared; the decision is not logged yet. */
+    /**
+     * Every participant but the decider ({@code shardId}) is prepared; the decider's transaction is
+     * open and has not committed: the commit point is next.
+     */
     AFTER_PREPARE,
-    /** The commit decision is logged; no shard has committed yet. */
+    /** The decider ({@code shardId}) committed: the transaction is committed; the others are still prepared. */
     AFTER_DECISION,
     /** {@code COMMIT PREPARED} succeeded on {@code shardId}; others may still be prepared. */
     AFTER_COMMIT,
     /** A saga step committed its local transaction on {@code shardId}; the saga log does not know yet. */
-    AFTER_SAGA_STEP
+    AFTER_SAGA_STEP,
+    /** Saga recovery listed saga {@code id} as one to take up and is about to re-read and claim it. */
+    BEFORE_SAGA_CLAIM,
+    /** The recovery daemon starts a periodic pass ({@code id} is this coordinator's id). */
+    RECOVERY_PASS
   }
 
   FaultInjector NONE = (point, id, shardId) -> { };

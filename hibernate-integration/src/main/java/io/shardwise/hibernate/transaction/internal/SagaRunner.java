@@ -119,16 +119,16 @@ public final class SagaRunner {
           } catch (StepFailed f) {
             failure = f.getMessage();
             log.sagaStep(id, i, steps.get(i).name(), "FAILED", maxAttempts, failure);
-            log.sagaState(id, "COMPENSATING", i, failure);
+            advance(id, "COMPENSATING", i, failure);
             state = "COMPENSATING";
             next = i;
             break;
           }
           log.sagaStep(id, i, steps.get(i).name(), "DONE", attempts, null);
-          log.sagaState(id, "RUNNING", i + 1, null);
+          advance(id, "RUNNING", i + 1, null);
         }
         if (state.equals("RUNNING")) {
-          log.sagaState(id, "COMPLETED", steps.size(), null);
+          advance(id, "COMPLETED", steps.size(), null);
           return new SagaOutcome(id, "COMPLETED", null);
         }
       }
@@ -142,12 +142,25 @@ public final class SagaRunner {
           return new SagaOutcome(id, "COMPENSATING", failure != null ? failure : f.getMessage());
         }
         log.sagaStep(id, j, steps.get(j).name(), "COMPENSATED", attempts, null);
-        log.sagaState(id, "COMPENSATING", j - 1, failure);
+        advance(id, "COMPENSATING", j - 1, failure);
       }
-      log.sagaState(id, "COMPENSATED", -1, failure);
+      advance(id, "COMPENSATED", -1, failure);
       return new SagaOutcome(id, "COMPENSATED", failure);
     } finally {
       inFlight.remove(id);
+    }
+  }
+
+  /**
+   * Logs the saga's new state, if this runner still owns it. Another instance takes a saga over only
+   * when this one looked gone (its heartbeat stopped, e.g. during a long pause); from then on the
+   * other instance drives it and decides its outcome, and this runner must stop rather than report one.
+   */
+  private void advance(String id, String state, int nextStep, String error) {
+    if (!log.sagaState(id, coordinatorId, state, nextStep, error)) {
+      throw new ShardwiseException("Saga " + id + " was taken over by another instance while this one was not"
+          + " heard from (its coordinator heartbeat stopped); that instance finishes it and decides its outcome."
+          + " Read it with Sagas.state(\"" + id + "\").");
     }
   }
 
@@ -200,11 +213,14 @@ public final class SagaRunner {
   }
 
   /**
-   * In the step's transaction: whether to run it. Locks (saga, step), then checks and writes the
-   * markers; the effect commits or rolls back together with them.
+   * In the step's transaction: whether to run it. Makes its commit synchronous, locks (saga, step),
+   * then checks and writes the markers; the effect commits or rolls back together with them.
    */
   private static boolean claim(Connection c, String id, int index, boolean forward) throws SQLException {
-    try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?), ?)")) {
+    // The step's commit records that it ran (its marker), and the saga log moves past it once the
+    // commit returns: it must be durable by then, whatever the server's default.
+    try (PreparedStatement lock = c.prepareStatement(
+        "SET LOCAL synchronous_commit = on; SELECT pg_advisory_xact_lock(hashtext(?), ?)")) {
       lock.setString(1, id);
       lock.setInt(2, index);
       lock.execute();
@@ -270,7 +286,13 @@ public final class SagaRunner {
     return resumedByRecovery.get();
   }
 
-  /** Resumes the unfinished sagas that no live runner is driving and whose definition is registered. */
+  /**
+   * Resumes the unfinished sagas that no live runner is driving and whose definition is registered.
+   * The list is a snapshot: before driving a saga, recovery re-reads it, decides from that fresh row
+   * whether it may take it (its own, not being run here, or its coordinator's heartbeat stopped), and
+   * claims it with a conditional update on exactly that row. A saga another instance took over, or
+   * that its runner moved on, since the snapshot is left alone.
+   */
   void recover(long staleAfterMillis) {
     var unfinished = log.unfinishedSagas();
     if (unfinished.isEmpty()) {
@@ -279,27 +301,32 @@ public final class SagaRunner {
     Set<String> live = log.liveCoordinators(staleAfterMillis);
     for (TxLog.SagaRow row : unfinished) {
       Registered registered = definitions.get(row.name());
-      boolean mine = coordinatorId.equals(row.coordinator());
-      if (registered == null || (!mine && live.contains(row.coordinator()))) {
+      if (registered == null || (!coordinatorId.equals(row.coordinator()) && live.contains(row.coordinator()))) {
         continue;
       }
       if (!inFlight.add(row.id())) {
         continue; // a runner of this instance is driving it right now
       }
-      // the list above is a snapshot: the saga may have moved on (or finished) since
-      TxLog.SagaRow fresh = log.saga(row.id());
-      boolean stillOpen = fresh != null && (fresh.state().equals("RUNNING") || fresh.state().equals("COMPENSATING"));
-      if (!stillOpen || (!mine && !log.claimSaga(row.id(), row.coordinator(), coordinatorId))) {
-        inFlight.remove(row.id());
-        continue;
-      }
+      boolean driving = false;
       try {
+        service.fault(FaultInjector.Point.BEFORE_SAGA_CLAIM, row.id(), null);
+        TxLog.SagaRow fresh = log.saga(row.id());
+        boolean stillOpen = fresh != null && (fresh.state().equals("RUNNING") || fresh.state().equals("COMPENSATING"));
+        boolean mayTake = stillOpen && (coordinatorId.equals(fresh.coordinator()) || !live.contains(fresh.coordinator()));
+        if (!mayTake || !log.claimSaga(fresh, coordinatorId)) {
+          continue;
+        }
+        driving = true;
         resumedByRecovery.incrementAndGet();
         SagaOutcome outcome = drive(row.id(), registered, fresh.payload(), fresh.state(), fresh.nextStep());
         LOG.log(System.Logger.Level.INFO, "Recovery resumed saga " + row.id() + " (" + row.name() + ") from "
-            + row.state() + " at step " + row.nextStep() + ": " + outcome.state());
+            + fresh.state() + " at step " + fresh.nextStep() + ": " + outcome.state());
       } catch (RuntimeException e) {
         LOG.log(System.Logger.Level.WARNING, "Recovery could not resume saga " + row.id() + ": " + e.getMessage());
+      } finally {
+        if (!driving) {
+          inFlight.remove(row.id()); // drive() releases it otherwise
+        }
       }
     }
   }

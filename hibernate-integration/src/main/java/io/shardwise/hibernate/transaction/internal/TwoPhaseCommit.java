@@ -1,11 +1,12 @@
 package io.shardwise.hibernate.transaction.internal;
 
 import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.ShardwiseException;
 import io.shardwise.hibernate.transaction.CrossShardAbortedException;
 import io.shardwise.hibernate.transaction.CrossShardTransaction;
 import io.shardwise.hibernate.transaction.TransactionInDoubtException;
-import io.shardwise.hibernate.transaction.internal.TxLog.Decision;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,52 +16,97 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.hibernate.Session;
 import org.hibernate.Transaction;
 
 /**
- * Two-phase commit over shard primaries with PostgreSQL prepared transactions.
+ * Two-phase commit over shard primaries with PostgreSQL prepared transactions, the decision kept by
+ * one participant's own local transaction.
  *
- * <h2>Why it is safe</h2>
+ * <h2>The protocol</h2>
  *
- * <p>Phase one: every participant flushes, then runs {@code PREPARE TRANSACTION '<gid>'}; after
- * that its changes survive a crash or restart of the server, and only {@code COMMIT PREPARED} or
- * {@code ROLLBACK PREPARED} ends it. If any participant fails to prepare, the others are rolled back
- * (prepared ones with {@code ROLLBACK PREPARED}) and no decision is ever logged.
+ * <p>Of the shards the work touched, the last one is the <em>decider</em>; it is never prepared.
+ * When the work returns:
  *
- * <p>The decision: the coordinator inserts {@code COMMIT} for the gid into {@code shardwise.global_tx}
- * in the control database. Recovery, when it finds a prepared transaction it may resolve, inserts
- * {@code ABORT} for the same gid. Both inserts are {@code ON CONFLICT DO NOTHING} on the gid's primary
- * key, so exactly one decision exists and both sides follow it: a slow coordinator whose transaction
- * recovery already aborted learns so and rolls back rather than committing half. The absence of a
- * decision therefore means abort (presumed abort), and nothing is committed anywhere before
- * {@code COMMIT} is durable.
+ * <ol>
+ *   <li>every participant flushes;
+ *   <li>in one round trip, the decider's transaction sets {@code synchronous_commit = on} for itself,
+ *       reads its own 64-bit id X ({@code pg_current_xact_id()}) and its server's incarnation, and
+ *       makes X durable (see {@link #begin});
+ *   <li>every other participant runs
+ *       {@code PREPARE TRANSACTION 'sw:<coordinator>:<decider>:<incarnation>:<X>'} (see
+ *       {@link GlobalTransactionId}); from then on only {@code COMMIT PREPARED} or
+ *       {@code ROLLBACK PREPARED} ends it, across crashes and restarts;
+ *   <li>the decider commits, in one phase: <b>this local commit is the commit point</b>;
+ *   <li>{@code COMMIT PREPARED} on every other participant.
+ * </ol>
  *
- * <p>Phase two: {@code COMMIT PREPARED} on each participant. A participant that cannot be reached now
- * stays prepared and recovery commits it later; the caller's transaction counts as committed.
+ * <p>If anything fails before step 4, the decider is rolled back (or simply never committed) and the
+ * others are rolled back: {@link CrossShardAbortedException}. No write to the control database lies on
+ * this path; the decision is durable exactly when the decider's own data is.
  *
- * <h2>Global transaction ids</h2>
+ * <h2>Why a late coordinator cannot commit after recovery aborted</h2>
  *
- * <p>{@code sw:<coordinator>:<sequence>}: the coordinator is a random id of this runtime, registered
- * with a heartbeat in {@code shardwise.tx_coordinator}. Recovery resolves a prepared transaction of
- * ours when its coordinator is this runtime and no longer working on it, when its coordinator's
- * heartbeat stopped, or when it has been prepared longer than the grace period. The grace period
- * only spares live coordinators a needless abort; correctness rests on the single decision above.
+ * <p>The outcome of the whole transaction is the outcome of X, and PostgreSQL itself keeps it:
+ * {@code pg_xact_status(X)} on the decider answers committed, aborted or in progress. Recovery
+ * resolves every prepared participant from that answer alone. While X is in progress the coordinator
+ * is still at work, stalled, or gone with its connection half-open; once recovery may act (the
+ * coordinator's heartbeat stopped, or the grace period passed) it ends the backend that holds X
+ * ({@code pg_terminate_backend}), which aborts X, and reads the status again. An aborted transaction
+ * can never commit: a coordinator that wakes up later sees its COMMIT fail, reads "aborted" and rolls
+ * back whatever it prepared since. Nothing that a late coordinator could consult has been deleted,
+ * because there is nothing to delete: the only record of the decision is X's status in the decider's
+ * commit log. When the decider does not answer, recovery leaves the prepared transactions alone; it
+ * never guesses. Nor does it when the answer could be about another transaction: X was made durable
+ * before anything was prepared under it, so a crash of the decider cannot hand X out again, and a
+ * decider that is no longer the server history that assigned X (failover, restore) is reported for
+ * an operator instead of read.
+ *
+ * <h2>What recovery reads</h2>
+ *
+ * <p>Gids come from {@code pg_prepared_xacts}, which any role that can log in to a shard can fill.
+ * Recovery considers only gids of the exact format above, owned by the role it connects as and
+ * naming a shard of the current map; it logs every other {@code sw:} gid once and leaves it alone.
+ * {@code COMMIT PREPARED} and {@code ROLLBACK PREPARED} take no parameter, so their literal is
+ * rendered from the parsed parts ({@link GlobalTransactionId#sqlLiteral()}), never from the text read.
+ *
+ * <h2>A prepared transaction that is already gone</h2>
+ *
+ * <p>{@code COMMIT PREPARED} answering 42704 (no such prepared transaction) means someone finished it
+ * first. That is normal when recovery raced the coordinator, and harmful when someone rolled it back
+ * by hand. Every participant's own transaction id is known (read in the same round trip as its
+ * {@code PREPARE}), so its outcome is checked with {@code pg_xact_status} instead of assumed.
  */
 public final class TwoPhaseCommit {
   private static final System.Logger LOG = System.getLogger("io.shardwise.tx");
-  static final String GID_PREFIX = "sw:";
+  private static final String UNDEFINED_PREPARED_TRANSACTION = "42704";
+  /** How long ending a stalled decider backend may take before this attempt gives up (ms). */
+  private static final long TERMINATE_WAIT_MS = 5_000;
+  /**
+   * PostgreSQL 17 added the {@code flush} argument of {@code pg_logical_emit_message}, which makes
+   * the decider's transaction id durable in the same round trip (see {@link #begin}).
+   */
+  private static final int MIN_SERVER_VERSION = 170_000;
+
+  /**
+   * Step 2 as one statement (prepared once per connection): the materialized CTE runs first, so X is
+   * assigned before the logical message is written and the record carries it; {@code set_config(...,
+   * true)} is {@code SET LOCAL}.
+   */
+  private static final String BEGIN_DECIDER_SQL = "WITH x AS MATERIALIZED (SELECT pg_current_xact_id() AS xid,"
+      + " set_config('synchronous_commit', 'on', true) AS synchronous_commit)"
+      + " SELECT xid, " + GlobalTransactionId.INCARNATION_SQL + ", pg_logical_emit_message(false, 'shardwise', '', true)"
+      + " FROM x";
 
   private final ShardAccess shardAccess;
   private final TxLog log;
   private final String coordinatorId;
   private final CrossShardService service;
-  private final AtomicLong sequence = new AtomicLong();
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final Set<String> checkedShards = ConcurrentHashMap.newKeySet();
+  private final Set<String> reportedUntrusted = ConcurrentHashMap.newKeySet();
 
   TwoPhaseCommit(ShardAccess shardAccess, TxLog log, String coordinatorId, CrossShardService service) {
     this.shardAccess = shardAccess;
@@ -76,7 +122,7 @@ public final class TwoPhaseCommit {
   /** Runs {@code work} atomically over the shards it touches; see {@link CrossShardTransaction}. */
   public <R> R execute(Function<String, Session> opener, Function<CrossShardTransaction, R> work) {
     Participants participants = new Participants(opener);
-    String gid = null;
+    GlobalTransactionId id = null;
     boolean crashed = false;
     try {
       R result;
@@ -94,106 +140,168 @@ public final class TwoPhaseCommit {
         all.get(0).commitLocally();
         return result;
       }
-      gid = GID_PREFIX + coordinatorId + ":" + sequence.incrementAndGet();
-      inFlight.add(gid);
-      prepareAll(gid, all);
-      service.fault(FaultInjector.Point.AFTER_PREPARE, gid, null);
-      decideAndCommit(gid, all);
+      Participant decider = all.get(all.size() - 1);
+      List<Participant> others = all.subList(0, all.size() - 1);
+      flushAll(all);
+      id = begin(decider, all);
+      inFlight.add(id.gid());
+      prepareAll(id, others, decider);
+      service.fault(FaultInjector.Point.AFTER_PREPARE, id.gid(), decider.shardId);
+      commitDecider(id, decider, others);
+      service.fault(FaultInjector.Point.AFTER_DECISION, id.gid(), decider.shardId);
+      commitPrepared(id, others);
       return result;
     } catch (Error e) {
       crashed = true;
       throw e;
     } finally {
       participants.closeAll(crashed);
-      if (gid != null) {
-        inFlight.remove(gid);
+      if (id != null) {
+        inFlight.remove(id.gid());
       }
     }
   }
 
-  private void prepareAll(String gid, List<Participant> all) {
+  private void flushAll(List<Participant> all) {
     for (Participant p : all) {
       try {
         p.session.flush();
       } catch (RuntimeException e) {
-        abort(gid, all, e);
-        throw aborted(gid, "flushing on shard '" + p.shardId + "' failed: " + e.getMessage(), e);
-      }
-    }
-    for (Participant p : all) {
-      try {
-        requirePreparedTransactions(p.shardId);
-        service.fault(FaultInjector.Point.BEFORE_PREPARE, gid, p.shardId);
-        p.prepare(gid);
-      } catch (RuntimeException e) {
-        abort(gid, all, e);
-        throw aborted(gid, "shard '" + p.shardId + "' could not prepare: " + e.getMessage(), e);
+        abort(null, all, e);
+        throw aborted("(not started)", "flushing on shard '" + p.shardId + "' failed: " + e.getMessage(), e);
       }
     }
   }
 
-  private void decideAndCommit(String gid, List<Participant> all) {
-    List<String> shards = all.stream().map(p -> p.shardId).toList();
-    Decision decision;
+  /**
+   * Step 2, one round trip: the decider's transaction id (with the server history it belongs to)
+   * names the whole transaction. Its commit is made synchronous. And the id is made durable before
+   * any other shard is prepared under it: PostgreSQL does not write a transaction id to disk until
+   * that transaction writes WAL that gets flushed, and after a crash it hands out again every id it
+   * had not written; a prepared gid naming such an id would then be resolved from the status of
+   * some later, unrelated transaction. A flushed WAL record (an empty logical message, which carries
+   * the current transaction id like every record) rules that out.
+   */
+  private GlobalTransactionId begin(Participant decider, List<Participant> all) {
     try {
-      decision = log.decide(gid, Decision.COMMIT, coordinatorId, shards);
-    } catch (RuntimeException writeFailed) {
-      // The insert may or may not have committed. Ask again; if the log still cannot answer, the
-      // transaction is in doubt and recovery settles it from whatever the log holds.
+      requirePreparedTransactions(decider.shardId); // its server version, if startup could not check it
+      String[] xidAndIncarnation = decider.session.doReturningWork(c -> {
+        try (PreparedStatement ps = c.prepareStatement(BEGIN_DECIDER_SQL); ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return new String[] {rs.getString(1), rs.getString(2)};
+        }
+      });
+      return new GlobalTransactionId(coordinatorId, decider.shardId, xidAndIncarnation[1],
+          Long.parseUnsignedLong(xidAndIncarnation[0]));
+    } catch (RuntimeException e) {
+      abort(null, all, e);
+      throw aborted("(not started)", "the deciding shard '" + decider.shardId + "' failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Step 3. */
+  private void prepareAll(GlobalTransactionId id, List<Participant> others, Participant decider) {
+    for (Participant p : others) {
       try {
-        decision = log.decide(gid, Decision.ABORT, coordinatorId, shards);
-      } catch (RuntimeException again) {
-        writeFailed.addSuppressed(again);
-        throw new TransactionInDoubtException("Cross-shard transaction " + gid + " is prepared on shards " + shards
-            + " but its commit decision could not be confirmed in control database " + log.displayUrl() + ": "
-            + writeFailed.getMessage() + ". Recovery will commit it if the decision was logged and roll it back"
-            + " otherwise, once the control database answers.", gid, writeFailed);
+        requirePreparedTransactions(p.shardId);
+        service.fault(FaultInjector.Point.BEFORE_PREPARE, id.gid(), p.shardId);
+        p.prepare(id);
+      } catch (RuntimeException e) {
+        abort(id, withDecider(others, decider), e);
+        throw aborted(id.gid(), "shard '" + p.shardId + "' could not prepare: " + e.getMessage(), e);
       }
     }
-    if (decision == Decision.ABORT) {
-      abort(gid, all, null);
-      throw aborted(gid, "recovery decided to abort it before its commit decision was logged", null);
-    }
-    service.fault(FaultInjector.Point.AFTER_DECISION, gid, null);
-    boolean allCommitted = true;
-    for (Participant p : all) {
+  }
+
+  /**
+   * Step 4, the commit point. When COMMIT answers with an error, the decider's own transaction
+   * status says what happened: it may have committed (the answer was lost), been ended by recovery
+   * while this coordinator stalled, or refused the commit.
+   */
+  private void commitDecider(GlobalTransactionId id, Participant decider, List<Participant> others) {
+    try {
+      decider.tx.commit();
+      return;
+    } catch (RuntimeException commitFailed) {
+      Outcome outcome;
       try {
-        finish(p.shardId, gid, true);
-        p.done = true;
-        service.fault(FaultInjector.Point.AFTER_COMMIT, gid, p.shardId);
+        outcome = settle(id);
+      } catch (RuntimeException unknown) {
+        commitFailed.addSuppressed(unknown);
+        throw inDoubt(id, others, commitFailed, "its deciding shard '" + decider.shardId + "' did not answer");
+      }
+      switch (outcome) {
+        case COMMITTED -> LOG.log(System.Logger.Level.INFO, "Cross-shard transaction " + id + ": COMMIT on the"
+            + " deciding shard reported " + commitFailed.getMessage() + ", but the transaction did commit");
+        case ABORTED -> {
+          abort(id, others, commitFailed);
+          throw aborted(id.gid(), "its deciding shard '" + decider.shardId + "' did not commit (" + commitFailed.getMessage()
+              + "); if this coordinator stalled, recovery ended that transaction before it could commit", commitFailed);
+        }
+        default -> throw inDoubt(id, others, commitFailed, "the deciding shard '" + decider.shardId + "' reports its"
+            + " transaction " + id.deciderXidText() + " as " + outcome);
+      }
+    }
+  }
+
+  /**
+   * Step 5: a shard that cannot be reached now stays prepared, and recovery commits it there. A
+   * shard whose prepared transaction someone else ended against the decision (or whose outcome
+   * cannot be read) is reported after the others committed.
+   */
+  private void commitPrepared(GlobalTransactionId id, List<Participant> others) {
+    ShardwiseException notAsDecided = null;
+    for (Participant p : others) {
+      try {
+        finish(p.shardId, id, true, p.xid);
+        service.fault(FaultInjector.Point.AFTER_COMMIT, id.gid(), p.shardId);
+      } catch (AtomicityViolated | UnverifiedOutcome e) {
+        if (notAsDecided == null) {
+          notAsDecided = e;
+        } else {
+          notAsDecided.addSuppressed(e);
+        }
       } catch (RuntimeException e) {
-        allCommitted = false;
-        LOG.log(System.Logger.Level.WARNING, "Cross-shard transaction " + gid + " is committed but shard '"
+        LOG.log(System.Logger.Level.WARNING, "Cross-shard transaction " + id + " is committed but shard '"
             + p.shardId + "' could not apply it yet (" + e.getMessage() + "); recovery will commit it there");
       }
     }
-    if (allCommitted) {
-      try {
-        log.forget(gid);
-      } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.DEBUG, "Could not remove the decision of " + gid + ": " + e.getMessage());
-      }
+    if (notAsDecided != null) {
+      throw notAsDecided;
     }
   }
 
-  /** Rolls back every participant: prepared ones with ROLLBACK PREPARED, the others locally. */
-  private void abort(String gid, List<Participant> all, RuntimeException cause) {
+  /**
+   * Rolls back every participant: the decider and unprepared ones locally, prepared ones with
+   * ROLLBACK PREPARED. Only the coordinator ever sends COMMIT to the decider, and it does not here,
+   * so the decider's transaction cannot commit and rolling back the prepared ones is safe even when
+   * its local rollback fails.
+   */
+  private void abort(GlobalTransactionId id, List<Participant> all, RuntimeException cause) {
     for (Participant p : all) {
       try {
         if (p.prepared) {
-          finish(p.shardId, gid, false);
-          p.done = true;
+          finish(p.shardId, id, false, p.xid);
         } else {
           p.rollbackLocally();
         }
+      } catch (AtomicityViolated e) {
+        throw e;
       } catch (RuntimeException e) {
         if (cause != null) {
           cause.addSuppressed(e);
         }
-        LOG.log(System.Logger.Level.WARNING, "Could not roll back " + gid + " on shard '" + p.shardId + "' ("
-            + e.getMessage() + "); recovery will roll it back");
+        LOG.log(System.Logger.Level.WARNING, "Could not roll back " + (id == null ? "a cross-shard transaction" : id)
+            + " on shard '" + p.shardId + "' (" + e.getMessage() + "); recovery will roll it back");
       }
     }
+  }
+
+  private static List<Participant> withDecider(List<Participant> others, Participant decider) {
+    List<Participant> all = new ArrayList<>(others.size() + 1);
+    all.add(decider); // first: its rollback aborts X before anything else happens
+    all.addAll(others);
+    return all;
   }
 
   private static CrossShardAbortedException aborted(String gid, String why, Throwable cause) {
@@ -201,15 +309,50 @@ public final class TwoPhaseCommit {
         + why + ". Nothing it wrote is visible anywhere; it is safe to retry.", cause);
   }
 
+  private static TransactionInDoubtException inDoubt(GlobalTransactionId id, List<Participant> others,
+      RuntimeException cause, String why) {
+    return new TransactionInDoubtException("Cross-shard transaction " + id + " is prepared on shards "
+        + others.stream().map(p -> p.shardId).toList() + " but whether it committed is not known: " + why + " ("
+        + cause.getMessage() + "). Its outcome is still all or nothing: recovery commits or rolls back the prepared"
+        + " shards from the deciding shard's transaction " + id.deciderXidText() + " once that shard answers.",
+        id.gid(), cause);
+  }
+
+  // =========================================================================================
+  // Finishing prepared transactions, and checking that they finished as decided
+  // =========================================================================================
+
+  /** A participant ended against the decision: someone finished it outside Shardwise. */
+  static final class AtomicityViolated extends ShardwiseException {
+    private static final long serialVersionUID = 1L;
+
+    AtomicityViolated(String message) {
+      super(message);
+    }
+  }
+
+  /** A prepared transaction is gone and its outcome could not be read. */
+  static final class UnverifiedOutcome extends ShardwiseException {
+    private static final long serialVersionUID = 1L;
+
+    UnverifiedOutcome(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   /**
    * COMMIT PREPARED or ROLLBACK PREPARED; tried up to three times, since a pooled connection may
    * have died with a server restart (the pool drops it and hands out another).
+   *
+   * @param participantXid the prepared transaction's own id, to verify its outcome if it is gone
    */
-  private void finish(String shardId, String gid, boolean commit) {
+  private void finish(String shardId, GlobalTransactionId id, boolean commit, long participantXid) {
     for (int attempt = 1; ; attempt++) {
       try {
-        finishOnce(shardId, gid, commit);
+        finishOnce(shardId, id, commit, participantXid);
         return;
+      } catch (AtomicityViolated e) {
+        throw e;
       } catch (RuntimeException e) {
         if (attempt == 3) {
           throw e;
@@ -218,33 +361,167 @@ public final class TwoPhaseCommit {
     }
   }
 
-  /** One attempt on an autocommit connection; an unknown gid is already finished. */
-  private void finishOnce(String shardId, String gid, boolean commit) {
+  private void finishOnce(String shardId, GlobalTransactionId id, boolean commit, long participantXid) {
+    String verb = commit ? "COMMIT PREPARED " : "ROLLBACK PREPARED ";
     try (Connection c = shardAccess.primaryConnection(shardId)) {
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
-        s.execute((commit ? "COMMIT PREPARED '" : "ROLLBACK PREPARED '") + gid + "'");
+        s.execute(verb + id.sqlLiteral());
+        return;
+      } catch (SQLException e) {
+        if (!UNDEFINED_PREPARED_TRANSACTION.equals(e.getSQLState())) {
+          throw e;
+        }
       }
+      // Someone finished it first: recovery, following the same decision, or a person, maybe not.
+      Outcome outcome;
+      try {
+        outcome = statusOf(c, participantXid);
+      } catch (SQLException e) {
+        throw new UnverifiedOutcome(verb + id.sqlLiteral() + " on shard '" + shardId + "' found no such prepared"
+            + " transaction, and its outcome (transaction " + Long.toUnsignedString(participantXid) + ") could not be"
+            + " read: " + e.getMessage(), e);
+      }
+      Outcome expected = commit ? Outcome.COMMITTED : Outcome.ABORTED;
+      if (outcome == expected) {
+        return;
+      }
+      String what = "Cross-shard transaction " + id + " was decided " + (commit ? "COMMIT" : "ROLLBACK") + ", but on"
+          + " shard '" + shardId + "' its prepared transaction is gone and its own transaction "
+          + Long.toUnsignedString(participantXid) + " is " + outcome;
+      if (outcome == Outcome.COMMITTED || outcome == Outcome.ABORTED) {
+        throw new AtomicityViolated(what + ": someone ran " + (commit ? "ROLLBACK" : "COMMIT") + " PREPARED outside"
+            + " Shardwise. The transaction is half applied; repair shard '" + shardId + "' by hand.");
+      }
+      throw new UnverifiedOutcome(what + "; check that transaction on shard '" + shardId + "' by hand.", null);
     } catch (SQLException e) {
-      if ("42704".equals(e.getSQLState())) {
-        return; // no such prepared transaction: resolved meanwhile (by us or by recovery)
-      }
-      throw new IllegalStateException((commit ? "COMMIT" : "ROLLBACK") + " PREPARED '" + gid + "' on shard '"
-          + shardId + "' failed: " + e.getMessage(), e);
+      throw new IllegalStateException(verb + id.sqlLiteral() + " on shard '" + shardId + "' failed: " + e.getMessage(), e);
     }
   }
 
   // =========================================================================================
-  // max_prepared_transactions
+  // The decider's transaction status
+  // =========================================================================================
+
+  /**
+   * {@code pg_xact_status}: FORGOTTEN is its NULL, a transaction older than the server's commit log;
+   * OTHER_HISTORY means the decider's server is no longer the history that assigned the id (a
+   * failover, a restore, a rebuilt cluster), where the same id may name another transaction.
+   */
+  enum Outcome { COMMITTED, ABORTED, IN_PROGRESS, FORGOTTEN, OTHER_HISTORY }
+
+  /**
+   * The final outcome of the decider's transaction: read, and if it is still in progress, its
+   * backend ended (which aborts it unless its COMMIT got there first) and read again. IN_PROGRESS
+   * only if the backend did not end within {@link #TERMINATE_WAIT_MS}.
+   *
+   * @throws RuntimeException when the shard does not answer: then nothing can be known
+   */
+  private Outcome settle(GlobalTransactionId id) {
+    String shardId = id.deciderShard();
+    long xid = id.deciderXid();
+    try (Connection c = shardAccess.primaryConnection(shardId)) {
+      c.setAutoCommit(true);
+      Outcome outcome = deciderStatus(c, id);
+      if (outcome != Outcome.IN_PROGRESS) {
+        return outcome;
+      }
+      try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid, ?) FROM pg_stat_activity"
+          + " WHERE backend_xid = ?::xid8::xid AND usename = current_user")) {
+        ps.setLong(1, TERMINATE_WAIT_MS);
+        ps.setString(2, Long.toUnsignedString(xid));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            LOG.log(System.Logger.Level.INFO, "Ended the backend of transaction " + Long.toUnsignedString(xid)
+                + " on shard '" + shardId + "' (" + (rs.getBoolean(1) ? "it exited" : "it has not exited yet") + ")");
+          }
+        }
+      }
+      return deciderStatus(c, id);
+    } catch (SQLException e) {
+      throw new IllegalStateException("Could not read the status of transaction " + Long.toUnsignedString(xid)
+          + " on shard '" + shardId + "': " + e.getMessage(), e);
+    }
+  }
+
+  /** The decider transaction's status, if the decider's server is still the history that assigned its id. */
+  private static Outcome deciderStatus(Connection c, GlobalTransactionId id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT incarnation, CASE WHEN incarnation = ? THEN"
+        + " pg_xact_status(?::xid8) END FROM (SELECT " + GlobalTransactionId.INCARNATION_SQL + " AS incarnation) i")) {
+      ps.setString(1, id.deciderIncarnation());
+      ps.setString(2, id.deciderXidText());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (!id.deciderIncarnation().equals(rs.getString(1))) {
+          return Outcome.OTHER_HISTORY;
+        }
+        return outcome(rs.getString(2));
+      }
+    }
+  }
+
+  private static Outcome statusOf(Connection c, long xid) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_xact_status(?::xid8)")) {
+      ps.setString(1, Long.toUnsignedString(xid));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return outcome(rs.getString(1));
+      }
+    }
+  }
+
+  private static Outcome outcome(String status) throws SQLException {
+    if (status == null) {
+      return Outcome.FORGOTTEN;
+    }
+    return switch (status) {
+      case "committed" -> Outcome.COMMITTED;
+      case "aborted" -> Outcome.ABORTED;
+      case "in progress" -> Outcome.IN_PROGRESS;
+      default -> throw new SQLException("pg_xact_status answered '" + status + "'");
+    };
+  }
+
+  /**
+   * Runs {@code sql} (statements separated by ';', sent in one round trip, each run only if the
+   * ones before succeeded) and returns the first row of the first result set.
+   */
+  private static String[] firstRow(Statement s, String sql) throws SQLException {
+    boolean isResultSet = s.execute(sql);
+    while (true) {
+      if (isResultSet) {
+        try (ResultSet rs = s.getResultSet()) {
+          if (!rs.next()) {
+            throw new SQLException("'" + sql + "' returned no row");
+          }
+          String[] row = new String[rs.getMetaData().getColumnCount()];
+          for (int i = 0; i < row.length; i++) {
+            row[i] = rs.getString(i + 1);
+          }
+          return row;
+        }
+      }
+      if (s.getUpdateCount() == -1) {
+        throw new SQLException("'" + sql + "' returned no result set");
+      }
+      isResultSet = s.getMoreResults();
+    }
+  }
+
+  // =========================================================================================
+  // Server requirements: max_prepared_transactions, PostgreSQL 17
   // =========================================================================================
 
   /** Checks every shard that answers; a shard that does not is checked before its first prepare. */
   void checkShardsAtStartup() {
     List<String> refused = new ArrayList<>();
+    List<String> tooOld = new ArrayList<>();
     for (String shardId : shardAccess.shardMap().shards().keySet()) {
       try {
-        int max = maxPreparedTransactions(shardId);
-        if (max > 0) {
+        int[] settings = serverSettings(shardId);
+        if (settings[1] < MIN_SERVER_VERSION) {
+          tooOld.add(shardId);
+        } else if (settings[0] > 0) {
           checkedShards.add(shardId);
         } else {
           refused.add(shardId);
@@ -253,6 +530,9 @@ public final class TwoPhaseCommit {
         LOG.log(System.Logger.Level.WARNING, "Could not check max_prepared_transactions on shard '" + shardId
             + "' at startup (" + e.getMessage() + "); it will be checked before its first two-phase commit");
       }
+    }
+    if (!tooOld.isEmpty()) {
+      throw serverTooOld(tooOld);
     }
     if (!refused.isEmpty()) {
       throw preparedTransactionsDisabled(refused);
@@ -263,17 +543,23 @@ public final class TwoPhaseCommit {
     if (checkedShards.contains(shardId)) {
       return;
     }
-    if (maxPreparedTransactions(shardId) <= 0) {
+    int[] settings = serverSettings(shardId);
+    if (settings[1] < MIN_SERVER_VERSION) {
+      throw serverTooOld(List.of(shardId));
+    }
+    if (settings[0] <= 0) {
       throw preparedTransactionsDisabled(List.of(shardId));
     }
     checkedShards.add(shardId);
   }
 
-  private int maxPreparedTransactions(String shardId) {
+  /** {max_prepared_transactions, server_version_num}. */
+  private int[] serverSettings(String shardId) {
     try (Connection c = shardAccess.primaryConnection(shardId); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT current_setting('max_prepared_transactions')::int")) {
+        ResultSet rs = s.executeQuery("SELECT current_setting('max_prepared_transactions')::int,"
+            + " current_setting('server_version_num')::int")) {
       rs.next();
-      return rs.getInt(1);
+      return new int[] {rs.getInt(1), rs.getInt(2)};
     } catch (SQLException e) {
       throw new IllegalStateException("Could not read max_prepared_transactions on shard '" + shardId + "': "
           + e.getMessage(), e);
@@ -288,90 +574,177 @@ public final class TwoPhaseCommit {
         + " across shards.");
   }
 
+  private ShardingConfigurationException serverTooOld(List<String> shards) {
+    return new ShardingConfigurationException("Persistence unit '" + shardAccess.unitName() + "': shard(s) "
+        + shards + " run PostgreSQL older than 17. Cross-shard transactions decide by the 64-bit id of one"
+        + " shard's own transaction and make that id durable with pg_logical_emit_message(..., flush => true),"
+        + " which PostgreSQL 17 added. Upgrade those shards, or set shardwise.tx.enabled = false if this"
+        + " application never writes across shards.");
+  }
+
   // =========================================================================================
   // Recovery
   // =========================================================================================
 
-  /** What one recovery pass did. */
-  public record RecoveryResult(int committed, int rolledBack, int skipped, List<String> unreachableShards) {}
+  /**
+   * What one recovery pass did.
+   *
+   * @param untrusted {@code sw:} gids it left alone because they are not of Shardwise's exact format,
+   *     not owned by the role it connects as, or name a shard the map does not have; as
+   *     {@code shard: "gid"} with the gid escaped for printing
+   */
+  public record RecoveryResult(int committed, int rolledBack, int skipped, List<String> unreachableShards,
+      List<String> untrusted) {}
+
+  /** One of our prepared transactions on one shard. */
+  private record Prepared(GlobalTransactionId id, boolean pastGrace, long xid) {}
 
   /**
-   * Resolves every prepared transaction of ours that it may resolve: on every shard, from the log.
+   * Resolves every prepared transaction of ours that it may resolve: on every shard, from the
+   * outcome of its decider's transaction.
    *
    * @param graceMillis a gid of a live coordinator younger than this is left alone
    * @param staleAfterMillis a coordinator whose heartbeat is older than this is gone
    */
   public synchronized RecoveryResult recover(long graceMillis, long staleAfterMillis) {
-    Set<String> live = log.liveCoordinators(staleAfterMillis);
+    Set<String> live;
+    boolean everyoneMayBeAlive = false;
+    try {
+      live = log.liveCoordinators(staleAfterMillis);
+    } catch (RuntimeException e) {
+      // Without heartbeats, only the grace period (and this coordinator's own bookkeeping) says who is done.
+      live = Set.of();
+      everyoneMayBeAlive = true;
+      LOG.log(System.Logger.Level.WARNING, "Recovery cannot read coordinator heartbeats (" + e.getMessage() + "); it"
+          + " resolves only transactions older than the grace period and this instance's own");
+    }
     int committed = 0;
     int rolledBack = 0;
     int skipped = 0;
     List<String> unreachable = new ArrayList<>();
-    Set<String> seen = new java.util.HashSet<>();
-    for (String shardId : shardAccess.shardMap().shards().keySet()) {
-      Map<String, Boolean> inDoubt;
+    List<String> untrusted = new ArrayList<>();
+    Set<String> shardIds = shardAccess.shardMap().shards().keySet();
+    for (String shardId : shardIds) {
+      List<Prepared> ours;
       try {
-        inDoubt = preparedOnShard(shardId, graceMillis);
+        ours = preparedOnShard(shardId, graceMillis, shardIds, untrusted);
       } catch (RuntimeException e) {
         unreachable.add(shardId);
         LOG.log(System.Logger.Level.WARNING, "Recovery could not list prepared transactions on shard '" + shardId
             + "': " + e.getMessage());
         continue;
       }
-      seen.addAll(inDoubt.keySet());
-      for (Map.Entry<String, Boolean> entry : inDoubt.entrySet()) {
-        String gid = entry.getKey();
-        String coordinator = coordinatorOf(gid);
-        boolean mine = coordinatorId.equals(coordinator);
-        boolean resolvable = mine ? !inFlight.contains(gid) : (entry.getValue() || !live.contains(coordinator));
+      for (Prepared p : ours) {
+        GlobalTransactionId id = p.id();
+        boolean mine = coordinatorId.equals(id.coordinator());
+        boolean coordinatorGone = !everyoneMayBeAlive && !live.contains(id.coordinator());
+        boolean resolvable = mine ? !inFlight.contains(id.gid()) : (p.pastGrace() || coordinatorGone);
         if (!resolvable) {
           skipped++;
           continue;
         }
-        Decision decision = log.decide(gid, Decision.ABORT, "recovery:" + coordinatorId, List.of(shardId));
+        Outcome outcome;
         try {
-          finish(shardId, gid, decision == Decision.COMMIT);
-          if (decision == Decision.COMMIT) {
+          outcome = settle(id);
+        } catch (RuntimeException e) {
+          skipped++;
+          if (!unreachable.contains(id.deciderShard())) {
+            unreachable.add(id.deciderShard());
+          }
+          LOG.log(System.Logger.Level.WARNING, "Recovery leaves " + id + " prepared on shard '" + shardId + "': its"
+              + " outcome is that of transaction " + id.deciderXidText() + " on shard '" + id.deciderShard()
+              + "', which could not be read (" + e.getMessage() + ")");
+          continue;
+        }
+        if (outcome == Outcome.IN_PROGRESS) {
+          skipped++;
+          LOG.log(System.Logger.Level.WARNING, "Recovery leaves " + id + " prepared on shard '" + shardId
+              + "': transaction " + id.deciderXidText() + " on shard '" + id.deciderShard() + "' is still in progress"
+              + " after its backend was told to end; retrying next pass");
+          continue;
+        }
+        if (outcome == Outcome.FORGOTTEN || outcome == Outcome.OTHER_HISTORY) {
+          skipped++;
+          LOG.log(System.Logger.Level.ERROR, "Recovery leaves " + id + " prepared on shard '" + shardId + "' and"
+              + " will not guess: " + (outcome == Outcome.FORGOTTEN
+                  ? "transaction " + id.deciderXidText() + " is older than the commit log of shard '"
+                      + id.deciderShard() + "'"
+                  : "shard '" + id.deciderShard() + "' is no longer the server history that assigned transaction "
+                      + id.deciderXidText() + " (failover, restore or rebuild since)")
+              + ", so that transaction's outcome cannot be read. Find out by hand whether its writes on shard '"
+              + id.deciderShard() + "' are there, then run COMMIT PREPARED or ROLLBACK PREPARED " + id.sqlLiteral()
+              + " on shard '" + shardId + "'");
+          continue;
+        }
+        boolean commit = outcome == Outcome.COMMITTED;
+        try {
+          finish(shardId, id, commit, p.xid());
+          if (commit) {
             committed++;
           } else {
             rolledBack++;
           }
-          LOG.log(System.Logger.Level.INFO, "Recovery: " + decision + " of in-doubt " + gid + " on shard '" + shardId
-              + "'");
+          LOG.log(System.Logger.Level.INFO, "Recovery: " + (commit ? "COMMIT" : "ROLLBACK") + " of in-doubt " + id
+              + " on shard '" + shardId + "'");
+        } catch (AtomicityViolated e) {
+          LOG.log(System.Logger.Level.ERROR, e.getMessage());
         } catch (RuntimeException e) {
-          unreachable.add(shardId);
-          LOG.log(System.Logger.Level.WARNING, "Recovery could not finish " + gid + " on shard '" + shardId + "': "
+          if (!unreachable.contains(shardId)) {
+            unreachable.add(shardId);
+          }
+          LOG.log(System.Logger.Level.WARNING, "Recovery could not finish " + id + " on shard '" + shardId + "': "
               + e.getMessage());
         }
       }
     }
-    if (unreachable.isEmpty()) {
-      log.purgeDecisions(seen, graceMillis);
-    }
-    return new RecoveryResult(committed, rolledBack, skipped, List.copyOf(unreachable));
+    return new RecoveryResult(committed, rolledBack, skipped, List.copyOf(unreachable), List.copyOf(untrusted));
   }
 
-  /** Our prepared gids on a shard, each with whether it is older than the grace period. */
-  private Map<String, Boolean> preparedOnShard(String shardId, long graceMillis) {
-    Map<String, Boolean> gids = new LinkedHashMap<>();
+  /**
+   * Our prepared transactions on a shard. Each comes with whether it is older than the grace period
+   * and its own 64-bit transaction id: {@code pg_prepared_xacts} shows the 32-bit one, widened here
+   * against the next id to be assigned (a prepared transaction is less than 2^31 ids behind it).
+   * Every other {@code sw:} gid is added to {@code untrusted} and logged once.
+   */
+  private List<Prepared> preparedOnShard(String shardId, long graceMillis, Set<String> shardIds,
+      List<String> untrusted) {
+    List<Prepared> ours = new ArrayList<>();
     try (Connection c = shardAccess.primaryConnection(shardId);
-        java.sql.PreparedStatement ps = c.prepareStatement("SELECT gid, prepared < now() - make_interval(secs => ?) "
-            + "FROM pg_prepared_xacts WHERE database = current_database() AND gid LIKE 'sw:%' ORDER BY prepared")) {
+        PreparedStatement ps = c.prepareStatement("""
+            SELECT p.gid, p.owner = current_user, p.prepared < now() - make_interval(secs => ?),
+                   (n.next - ((n.next % 4294967296) - p.transaction::text::numeric + 4294967296) % 4294967296)::text
+            FROM pg_prepared_xacts p,
+                 (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::numeric AS next) n
+            WHERE p.database = current_database() AND p.gid LIKE 'sw:%'
+            ORDER BY p.prepared""")) {
       ps.setDouble(1, graceMillis / 1000.0);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          gids.put(rs.getString(1), rs.getBoolean(2));
+          String gid = rs.getString(1);
+          boolean ownedByUs = rs.getBoolean(2);
+          GlobalTransactionId id = GlobalTransactionId.parse(gid);
+          String refusal = id == null ? "it is not of Shardwise's format sw:<coordinator>:<shard>:<xid>"
+              : !ownedByUs ? "another role prepared it"
+              : !shardIds.contains(id.deciderShard()) ? "it names shard '" + id.deciderShard() + "', which the shard"
+                  + " map does not have"
+              : null;
+          if (refusal == null) {
+            ours.add(new Prepared(id, rs.getBoolean(3), Long.parseUnsignedLong(rs.getString(4))));
+            continue;
+          }
+          String shown = shardId + ": " + GlobalTransactionId.printable(gid);
+          untrusted.add(shown);
+          if (reportedUntrusted.add(shown)) {
+            LOG.log(System.Logger.Level.WARNING, "Recovery leaves prepared transaction " + GlobalTransactionId.printable(gid)
+                + " on shard '" + shardId + "' alone: " + refusal + ". If it is not yours, find out who prepared it"
+                + " (pg_prepared_xacts.owner).");
+          }
         }
       }
     } catch (SQLException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
-    return gids;
-  }
-
-  static String coordinatorOf(String gid) {
-    int end = gid.lastIndexOf(':');
-    return end > GID_PREFIX.length() ? gid.substring(GID_PREFIX.length(), end) : "";
+    return ours;
   }
 
   // =========================================================================================
@@ -453,7 +826,8 @@ public final class TwoPhaseCommit {
     final Session session;
     final Transaction tx;
     boolean prepared;
-    boolean done;
+    /** Its own transaction id, read when it prepared. */
+    long xid;
 
     Participant(String shardId, Session session, Transaction tx) {
       this.shardId = shardId;
@@ -461,21 +835,13 @@ public final class TwoPhaseCommit {
       this.tx = tx;
     }
 
-    void prepare(String gid) {
-      session.doWork(c -> {
+    void prepare(GlobalTransactionId id) {
+      xid = session.doReturningWork(c -> {
         try (Statement s = c.createStatement()) {
-          s.execute("PREPARE TRANSACTION '" + gid + "'");
-        }
-        // PostgreSQL answers PREPARE in an already failed transaction with a rollback, not an
-        // error: make sure the transaction really is prepared before counting on it.
-        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_prepared_xacts WHERE gid = ?")) {
-          ps.setString(1, gid);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              throw new IllegalStateException("PREPARE TRANSACTION '" + gid + "' on shard '" + shardId
-                  + "' rolled back instead: the transaction had already failed (an error caught inside the work?)");
-            }
-          }
+          // One round trip. PostgreSQL answers PREPARE in an already failed transaction with a
+          // rollback, not an error; the SELECT before it fails there, and then PREPARE never runs.
+          return Long.parseUnsignedLong(firstRow(s, "SELECT pg_current_xact_id(); PREPARE TRANSACTION "
+              + id.sqlLiteral())[0]);
         }
       });
       prepared = true;
@@ -486,7 +852,6 @@ public final class TwoPhaseCommit {
 
     void commitLocally() {
       tx.commit();
-      done = true;
     }
 
     void rollbackLocally() {

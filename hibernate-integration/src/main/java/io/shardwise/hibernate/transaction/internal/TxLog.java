@@ -23,15 +23,17 @@ import java.util.Set;
  * <ul>
  *   <li>{@code tx_coordinator}: one row per running coordinator, with a heartbeat, so that
  *       recovery can tell a coordinator that is gone from one that is merely slow;
- *   <li>{@code global_tx}: the decision of each two-phase transaction that reached one. The primary
- *       key on the gid makes the decision single-valued: the coordinator's COMMIT and recovery's
- *       ABORT are both {@code INSERT ... ON CONFLICT DO NOTHING}, and whichever lands first wins;
- *       the loser reads the winner's decision and follows it;
  *   <li>{@code saga} and {@code saga_step}: the saga log.
  * </ul>
  *
- * <p>Every statement runs in autocommit mode on a small pool of its own: a decision is durable
- * when {@link #decide} returns.
+ * <p>Two-phase commit keeps no decision here: its decision is the commit of one participant's own
+ * transaction (see {@link TwoPhaseCommit}), so its commit path never writes to the control database.
+ * A {@code shardwise.global_tx} table left by an earlier version is no longer read.
+ *
+ * <p>Every statement runs in autocommit mode on a pool of its own
+ * ({@code shardwise.transactions.log_pool_size} connections, default 3) whose sessions run with
+ * {@code synchronous_commit = on}, whatever the server or role default: a saga's state is durable
+ * when the method that writes it returns.
  */
 final class TxLog implements AutoCloseable {
   private static final String[] DDL = {
@@ -42,14 +44,6 @@ final class TxLog implements AutoCloseable {
         unit         text NOT NULL,
         started_at   timestamptz NOT NULL DEFAULT now(),
         heartbeat_at timestamptz NOT NULL DEFAULT now()
-      )""",
-      """
-      CREATE TABLE IF NOT EXISTS shardwise.global_tx (
-        gid        text PRIMARY KEY,
-        decision   text NOT NULL CHECK (decision IN ('COMMIT', 'ABORT')),
-        decided_by text NOT NULL,
-        shards     text[] NOT NULL,
-        decided_at timestamptz NOT NULL DEFAULT now()
       )""",
       """
       CREATE TABLE IF NOT EXISTS shardwise.saga (
@@ -77,8 +71,6 @@ final class TxLog implements AutoCloseable {
       "CREATE INDEX IF NOT EXISTS saga_unfinished ON shardwise.saga (state) WHERE state IN ('RUNNING', 'COMPENSATING')"
   };
 
-  enum Decision { COMMIT, ABORT }
-
   /** A saga row as recovery needs it. */
   record SagaRow(String id, String name, String payload, String state, int nextStep, String coordinator) {}
 
@@ -88,7 +80,7 @@ final class TxLog implements AutoCloseable {
   TxLog(ShardwiseConfig config) {
     this.displayUrl = JdbcUrls.redact(config.controlUrl());
     this.pool = ShardPools.newPool(config, "shardwise-txlog", config.controlUrl(),
-        config.transactions().logPoolSize(), 1, config.connectionTimeoutMs(), false);
+        config.transactions().logPoolSize(), 1, config.connectionTimeoutMs(), false, "SET synchronous_commit = on");
   }
 
   String displayUrl() {
@@ -143,62 +135,6 @@ final class TxLog implements AutoCloseable {
     });
   }
 
-  // --- two-phase decisions -------------------------------------------------------------------
-
-  /**
-   * Records {@code wanted} for {@code gid} unless a decision is already there, and returns the
-   * decision that holds — the one just written, or the earlier one.
-   */
-  Decision decide(String gid, Decision wanted, String by, List<String> shards) {
-    return run("record the " + wanted + " decision of " + gid, c -> {
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO shardwise.global_tx (gid, decision, decided_by, shards)"
-          + " VALUES (?, ?, ?, ?) ON CONFLICT (gid) DO NOTHING")) {
-        ps.setString(1, gid);
-        ps.setString(2, wanted.name());
-        ps.setString(3, by);
-        ps.setArray(4, c.createArrayOf("text", shards.toArray()));
-        if (ps.executeUpdate() == 1) {
-          return wanted;
-        }
-      }
-      return decisionOf(c, gid);
-    });
-  }
-
-  /** The logged decision, or null. */
-  Decision decision(String gid) {
-    return run("read the decision of " + gid, c -> decisionOf(c, gid));
-  }
-
-  void forget(String gid) {
-    run("forget " + gid, c -> {
-      try (PreparedStatement ps = c.prepareStatement("DELETE FROM shardwise.global_tx WHERE gid = ?")) {
-        ps.setString(1, gid);
-        ps.executeUpdate();
-      }
-      return null;
-    });
-  }
-
-  /**
-   * Deletes decisions older than the grace period whose gid no shard holds prepared any more: once
-   * every participant finished, the decision is never asked for again.
-   */
-  int purgeDecisions(Set<String> stillPrepared, long graceMillis) {
-    return update("purge settled decisions", "DELETE FROM shardwise.global_tx WHERE decided_at < now() - "
-        + "make_interval(secs => ?) AND gid <> ALL (?::text[])", graceMillis / 1000.0,
-        stillPrepared.toArray(new String[0]));
-  }
-
-  private static Decision decisionOf(Connection c, String gid) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT decision FROM shardwise.global_tx WHERE gid = ?")) {
-      ps.setString(1, gid);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Decision.valueOf(rs.getString(1)) : null;
-      }
-    }
-  }
-
   // --- sagas -----------------------------------------------------------------------------
 
   void sagaStarted(String id, String name, String payload, String coordinator) {
@@ -213,15 +149,20 @@ final class TxLog implements AutoCloseable {
           last_error = excluded.last_error, updated_at = now()""", id, step, name, state, attempts, error);
   }
 
-  void sagaState(String id, String state, int nextStep, String error) {
-    update("log the state of saga " + id, "UPDATE shardwise.saga SET state = ?, next_step = ?, last_error = ?, "
-        + "updated_at = now() WHERE id = ?", state, nextStep, error, id);
+  /** Advances a saga driven by {@code coordinator}; false if another coordinator has taken it over. */
+  boolean sagaState(String id, String coordinator, String state, int nextStep, String error) {
+    return update("log the state of saga " + id, "UPDATE shardwise.saga SET state = ?, next_step = ?, last_error = ?, "
+        + "updated_at = now() WHERE id = ? AND coordinator = ?", state, nextStep, error, id, coordinator) == 1;
   }
 
-  /** Takes over a saga from {@code from}; false if someone else took it first. */
-  boolean claimSaga(String id, String from, String to) {
-    return update("claim saga " + id, "UPDATE shardwise.saga SET coordinator = ?, updated_at = now() "
-        + "WHERE id = ? AND coordinator = ?", to, id, from) == 1;
+  /**
+   * Takes over a saga exactly as {@code seen} shows it (owner, state and next step); false if it
+   * changed since, for instance because another instance took it over or its runner moved on.
+   */
+  boolean claimSaga(SagaRow seen, String to) {
+    return update("claim saga " + seen.id(), "UPDATE shardwise.saga SET coordinator = ?, updated_at = now() "
+        + "WHERE id = ? AND coordinator = ? AND state = ? AND next_step = ?", to, seen.id(), seen.coordinator(),
+        seen.state(), seen.nextStep()) == 1;
   }
 
   List<SagaRow> unfinishedSagas() {

@@ -1,0 +1,58 @@
+package io.shardwise.spring.boot.autoconfigure.shop;
+
+import io.shardwise.spring.WithShard;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PersistenceContext;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+@Service
+public class ShopService {
+  @PersistenceContext
+  private EntityManager em;
+
+  private final OrderRepository orders;
+
+  public ShopService(OrderRepository orders) {
+    this.orders = orders;
+  }
+
+  /** Which PostgreSQL server a statement of the current transaction reaches. */
+  public record Server(int port, boolean inRecovery) {}
+
+  @WithShard(key = "#merchantId")
+  @Transactional
+  public PurchaseOrder place(long merchantId, long orderId, long totalCents) {
+    return orders.save(new PurchaseOrder(orderId, merchantId, "NEW", totalCents));
+  }
+
+  @WithShard(key = "#merchantId")
+  @Transactional
+  public Server serverOfWrites(long merchantId) {
+    return server();
+  }
+
+  @WithShard(key = "#merchantId")
+  @Transactional(readOnly = true)
+  public Server serverOfReads(long merchantId) {
+    return server();
+  }
+
+  @WithShard(key = "#order.merchantId")
+  @Transactional(readOnly = true)
+  public PurchaseOrder lockInReadOnly(PurchaseOrder order) {
+    return em.find(PurchaseOrder.class, order.getId(), LockModeType.PESSIMISTIC_WRITE);
+  }
+
+  @WithShard(key = "#merchantId")
+  @Transactional(readOnly = true)
+  public PurchaseOrder read(long merchantId, long orderId) {
+    return em.find(PurchaseOrder.class, orderId);
+  }
+
+  private Server server() {
+    Object[] row = (Object[]) em.createNativeQuery("select inet_server_port(), pg_is_in_recovery()").getSingleResult();
+    return new Server(((Number) row[0]).intValue(), (Boolean) row[1]);
+  }
+}
