@@ -90,7 +90,11 @@ public final class ScatterExecutor implements AutoCloseable {
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
         errors.put(shard, cause);
-        missing.put(shard, "failed: " + describe(cause));
+        // the deadline is enforced twice: here, and by the shard's statement_timeout; whichever fires first, it is the deadline
+        missing.put(shard, cancelledByStatementTimeout(cause)
+            ? "no answer within the deadline (the server cancelled its statement after "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + describe(cause) + ")"
+            : "failed: " + describe(cause));
         if (failFast) {
           break;
         }
@@ -114,6 +118,16 @@ public final class ScatterExecutor implements AutoCloseable {
   /** A pool of {@code threads} (checked and sized by the configuration), with a queue of 16 shard tasks per thread. */
   public static ScatterExecutor forUnit(String unitName, int threads) {
     return new ScatterExecutor(unitName, threads, 16 * threads);
+  }
+
+  /** SQLSTATE 57014 (query_canceled): the shard's statement_timeout, which the scatter sets to its deadline. */
+  private static boolean cancelledByStatementTimeout(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.sql.SQLException sql && "57014".equals(sql.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String describe(Throwable t) {
