@@ -3,6 +3,7 @@ package io.shardwise.hibernate.internal.query;
 import io.shardwise.queryrules.QueryModel;
 import io.shardwise.queryrules.ShardKeyRule;
 import io.shardwise.hibernate.ShardKeyMissingException;
+import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.queryrules.ShardKeyRule.Unpinned;
 import java.util.List;
 import java.util.Set;
@@ -50,15 +51,28 @@ public final class QueryGuard {
   private static final String ADMITTED = "";
 
   private final ShardKeyRule rule;
+  private final ShardingModel sharding;
+  private final ShardKeyValues keyValues;
   private final String unitName;
   private final Set<String> admittedByName;
   private final ConcurrentHashMap<String, String> refusals = new ConcurrentHashMap<>();
   private final LongAdder evaluations = new LongAdder();
 
-  QueryGuard(QueryModel model, String unitName, Set<String> admittedByName) {
+  QueryGuard(QueryModel model, ShardingModel sharding, ShardKeyValues keyValues, String unitName,
+      Set<String> admittedByName) {
     this.rule = new ShardKeyRule(model);
+    this.sharding = sharding;
+    this.keyValues = keyValues;
     this.unitName = unitName;
     this.admittedByName = Set.copyOf(admittedByName);
+  }
+
+  ShardingModel sharding() {
+    return sharding;
+  }
+
+  ShardKeyValues keyValues() {
+    return keyValues;
   }
 
   // --- the scatter-gather API's bypass --------------------------------------------------------
