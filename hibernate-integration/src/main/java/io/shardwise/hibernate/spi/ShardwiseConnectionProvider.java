@@ -2,6 +2,7 @@ package io.shardwise.hibernate.spi;
 
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
 import io.shardwise.hibernate.readwrite.internal.ReadPath;
 import java.sql.Connection;
@@ -51,9 +52,13 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     connection.close();
   }
 
+  /**
+   * The shard's primary, wrapped so that a connection lost while a statement or a commit runs is a
+   * {@link io.shardwise.hibernate.ShardUnavailableException} naming the shard and the server.
+   */
   @Override
   public Connection getConnection(String shardId) {
-    return primaries.primary(shardId);
+    return ShardConnection.wrap(primaries.primary(shardId), shardId, () -> primaries.primaryNode(shardId));
   }
 
   @Override
@@ -63,12 +68,13 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
 
   @Override
   public Connection getReadOnlyConnection(String shardId) {
-    return reads.connection(shardId);
+    Connection connection = reads.connection(shardId);
+    return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection));
   }
 
   @Override
   public void releaseReadOnlyConnection(String shardId, Connection connection) throws SQLException {
-    reads.release(connection);
+    reads.release(ShardConnection.unwrapped(connection));
   }
 
   @Override
