@@ -4,8 +4,9 @@ import io.shardwise.hibernate.ShardwiseException;
 
 /**
  * A cross-shard transaction was rolled back on every shard it touched: nothing it wrote is visible
- * anywhere. The cause says why (the work threw, a shard could not prepare, or recovery had already
- * decided to abort it). Safe to retry.
+ * anywhere. The cause says why (a shard could not flush or prepare, or recovery had already
+ * decided to abort it). An exception thrown by the work itself is not wrapped in this one: it
+ * propagates unchanged (see {@link CrossShardTransaction}). Safe to retry.
  */
 public class CrossShardAbortedException extends ShardwiseException {
   private static final long serialVersionUID = 1L;
