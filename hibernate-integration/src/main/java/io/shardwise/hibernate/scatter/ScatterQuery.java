@@ -14,12 +14,14 @@ import java.util.List;
  *       shard offset + limit rows: prefer {@link #after keyset pagination};</li>
  *   <li>count, sum, min, max: combined; avg: each shard returns sum and count, the merge divides;</li>
  *   <li>GROUP BY: partial groups re-aggregated by key, then ordered and cut;</li>
- *   <li>DISTINCT: duplicates across shards removed.</li>
+ *   <li>DISTINCT: duplicates across shards removed;</li>
+ *   <li>HAVING: evaluated over the merged groups (the shards return every partial group);</li>
+ *   <li>{@code count}, {@code sum} and {@code avg} of {@code distinct} values: each shard also
+ *       groups by the distinct argument, and the merge aggregates the union of the values.</li>
  * </ul>
- * Anything that per-shard answers cannot reproduce (subqueries, HAVING, window functions,
- * {@code count(distinct ...)}, set operations, ...) throws {@link UnsupportedScatterQueryException}
- * before any SQL is sent. Text is ordered by Java's {@code String} order, PostgreSQL's under the
- * "C" collation.
+ * Anything that per-shard answers cannot reproduce (subqueries, window functions, set operations,
+ * ...) throws {@link UnsupportedScatterQueryException} before any SQL is sent. Text is ordered by
+ * Java's {@code String} order, PostgreSQL's under the "C" collation.
  *
  * <p>Each shard runs in its own read-only session (a replica serves when one is configured and
  * healthy), under a {@code statement_timeout} equal to the time left before the {@link #deadline}.
@@ -56,6 +58,22 @@ public interface ScatterQuery<T> {
   ScatterQuery<T> after(Object... lastSortKey);
 
   List<T> getResultList();
+
+  /**
+   * The one row the query returns, such as a count:
+   * {@code shards.scatter().createQuery("select count(o) from PurchaseOrder o", Long.class).getSingleResult()}.
+   *
+   * @throws jakarta.persistence.NoResultException if it returns no row
+   * @throws jakarta.persistence.NonUniqueResultException if it returns more than one
+   */
+  T getSingleResult();
+
+  /**
+   * The one row the query returns, or null when it returns none.
+   *
+   * @throws jakarta.persistence.NonUniqueResultException if it returns more than one
+   */
+  T getSingleResultOrNull();
 
   /** Runs the query: the merged rows, the shards that were missing (PARTIAL), and timings. */
   ScatterResult<T> getResult();
