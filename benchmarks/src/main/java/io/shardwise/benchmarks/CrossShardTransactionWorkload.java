@@ -1,5 +1,7 @@
 package io.shardwise.benchmarks;
 
+import static io.shardwise.benchmarks.Workloads.percentile;
+
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseSettings;
@@ -25,8 +27,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 
@@ -78,8 +78,6 @@ public final class CrossShardTransactionWorkload {
   private static final long INITIAL_BALANCE = 1_000_000;
   private static final String SAGA = "bench-transfer";
 
-  // Kept strongly reachable: java.util.logging forgets the level of a logger it may collect.
-  private static final List<Logger> QUIET = new ArrayList<>();
 
   /** The three ways to run a transfer. */
   enum Mode {
@@ -121,7 +119,7 @@ public final class CrossShardTransactionWorkload {
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
-    quietLibraries();
+    Workloads.quietLibraries();
     System.out.println("[tx-bench] " + options);
     String loadBefore = loadAverage();
     int status;
@@ -441,11 +439,11 @@ public final class CrossShardTransactionWorkload {
     }
 
     double p50Ms() {
-      return Workloads.percentile(sortedNanos, 0.50) / 1e6;
+      return percentile(sortedNanos, 0.50) / 1e6;
     }
 
     double p99Ms() {
-      return Workloads.percentile(sortedNanos, 0.99) / 1e6;
+      return percentile(sortedNanos, 0.99) / 1e6;
     }
 
     String summary() {
@@ -495,13 +493,6 @@ public final class CrossShardTransactionWorkload {
     }
   }
 
-  private static void quietLibraries() {
-    for (String name : List.of("org.hibernate", "com.zaxxer.hikari")) {
-      Logger logger = Logger.getLogger(name);
-      logger.setLevel(Level.WARNING);
-      QUIET.add(logger);
-    }
-  }
 
   // --- report -------------------------------------------------------------------------------
 
@@ -545,34 +536,6 @@ public final class CrossShardTransactionWorkload {
 
   // --- small helpers ------------------------------------------------------------------------
 
-  /** A growable array of longs: latencies without boxing. */
-  static final class LongList {
-    private long[] values = new long[1 << 14];
-    private int size;
-
-    void add(long v) {
-      if (size == values.length) {
-        values = Arrays.copyOf(values, size * 2);
-      }
-      values[size++] = v;
-    }
-
-    void addAll(LongList other) {
-      for (int i = 0; i < other.size; i++) {
-        add(other.values[i]);
-      }
-    }
-
-    int size() {
-      return size;
-    }
-
-    long[] sorted() {
-      long[] copy = Arrays.copyOf(values, size);
-      Arrays.sort(copy);
-      return copy;
-    }
-  }
 
   /** Command-line settings, {@code key=value}. */
   static final class Options {

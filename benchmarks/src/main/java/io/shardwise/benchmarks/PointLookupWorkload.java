@@ -24,9 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.LongFunction;
-import java.util.logging.Level;
-import java.util.logging.LogManager;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.apache.shardingsphere.driver.api.ShardingSphereDataSourceFactory;
 import org.apache.shardingsphere.infra.algorithm.core.config.AlgorithmConfiguration;
@@ -163,7 +160,7 @@ public final class PointLookupWorkload {
 
   public static void main(String[] args) throws Exception {
     Settings settings = Settings.parse(args);
-    quietLibraryLogging();
+    Workloads.quietLibraries();
     System.out.printf("Point lookups: %d rows, %d shard(s), threads %s, %d s warm-up + %d s measured per system,"
         + " pools of %d connections, %d CPU(s) visible, Java %s%n", settings.rows(), settings.shards(),
         Arrays.toString(settings.threads()), settings.warmup().toSeconds(), settings.duration().toSeconds(),
@@ -461,15 +458,6 @@ public final class PointLookupWorkload {
     return sb.toString();
   }
 
-  /** Hibernate, HikariCP and ShardingSphere log at INFO through JUL or slf4j; keep the run's output readable. */
-  private static void quietLibraryLogging() {
-    LogManager.getLogManager().reset();
-    Logger root = Logger.getLogger("");
-    root.setLevel(Level.WARNING);
-    java.util.logging.ConsoleHandler console = new java.util.logging.ConsoleHandler();
-    console.setLevel(Level.WARNING);
-    root.addHandler(console);
-  }
 
   /** The Markdown table, with the setup it was measured on. */
   static final class Report {

@@ -1,5 +1,8 @@
 package io.shardwise.benchmarks;
 
+import static io.shardwise.benchmarks.Workloads.ms;
+import static io.shardwise.benchmarks.Workloads.percentile;
+
 import io.shardwise.hibernate.ShardRoute;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
@@ -25,8 +28,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.hibernate.SessionFactory;
 
 /**
@@ -70,8 +71,6 @@ public final class ReadWriteMixWorkload {
   private static final String SECTION = "## Read/write splitting";
   private static final String SECRET = "benchmark-only-secret-0123456789abcdef";
 
-  // Kept strongly reachable: java.util.logging forgets the level of a logger it may collect.
-  private static final List<Logger> QUIET = new ArrayList<>();
 
   private final Options options;
   private final PostgresTopology pg;
@@ -86,7 +85,7 @@ public final class ReadWriteMixWorkload {
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
-    quietLibraries();
+    Workloads.quietLibraries();
     System.out.println("[rw-bench] " + options);
     System.out.println("[rw-bench] starting 2 shards x (1 primary + 1 replica) ...");
     try (PostgresTopology pg = PostgresTopology.builder().shards(2).replicasPerShard(1).start()) {
@@ -324,8 +323,8 @@ public final class ReadWriteMixWorkload {
       return String.format(Locale.ROOT, "%s: %.0f ops/s (per second %d-%d), replicas served %.1f%% of %d reads,"
               + " read p50 %.2f p99 %.2f ms, write p50 %.2f p99 %.2f ms, %d stale reads, %d errors%s",
           label, opsPerSecond, Workloads.min(perSecond), Workloads.max(perSecond), replicaShare(), replicaReads + primaryReads,
-          ms(Workloads.percentile(reads, 0.50)), ms(Workloads.percentile(reads, 0.99)), ms(Workloads.percentile(writes, 0.50)),
-          ms(Workloads.percentile(writes, 0.99)), staleReads, errors, firstError == null ? "" : " (first: " + firstError + ")");
+          ms(percentile(reads, 0.50)), ms(percentile(reads, 0.99)), ms(percentile(writes, 0.50)),
+          ms(percentile(writes, 0.99)), staleReads, errors, firstError == null ? "" : " (first: " + firstError + ")");
     }
   }
 
@@ -490,8 +489,8 @@ public final class ReadWriteMixWorkload {
     String summary() {
       return String.format(Locale.ROOT, "LSN capture, %d thread(s): with %.0f ops/s, without %.0f ops/s, ratio %.3f"
               + " (pairs %.3f-%.3f), p50 %.2f vs %.2f ms, %d errors", threads, lsnOpsPerSecond(), plainOpsPerSecond(),
-          ratio(), minRatio(), maxRatio(), ms(Workloads.percentile(lsnLatencies.sorted(), 0.5)),
-          ms(Workloads.percentile(plainLatencies.sorted(), 0.5)), errors);
+          ratio(), minRatio(), maxRatio(), ms(percentile(lsnLatencies.sorted(), 0.5)),
+          ms(percentile(plainLatencies.sorted(), 0.5)), errors);
     }
   }
 
@@ -524,13 +523,6 @@ public final class ReadWriteMixWorkload {
     }
   }
 
-  private static void quietLibraries() {
-    for (String name : List.of("org.hibernate", "com.zaxxer.hikari")) {
-      Logger logger = Logger.getLogger(name);
-      logger.setLevel(Level.WARNING);
-      QUIET.add(logger);
-    }
-  }
 
   // --- report -------------------------------------------------------------------------------
 
@@ -554,8 +546,8 @@ public final class ReadWriteMixWorkload {
       long[] writes = r.writeNanos.sorted();
       b.append(String.format(Locale.ROOT, "| %d ms | %s | %d | %.1f %% | %.0f (%d–%d) | %.2f / %.2f | %.2f / %.2f"
               + " | %d of %d | %d |%n", r.delayMs, r.ryw ? "on (LSN, scope per user)" : "off (no scope)", r.threads,
-          r.replicaShare(), r.opsPerSecond, Workloads.min(r.perSecond), Workloads.max(r.perSecond), ms(Workloads.percentile(reads, 0.5)),
-          ms(Workloads.percentile(reads, 0.99)), ms(Workloads.percentile(writes, 0.5)), ms(Workloads.percentile(writes, 0.99)), r.staleReads,
+          r.replicaShare(), r.opsPerSecond, Workloads.min(r.perSecond), Workloads.max(r.perSecond), ms(percentile(reads, 0.5)),
+          ms(percentile(reads, 0.99)), ms(percentile(writes, 0.5)), ms(percentile(writes, 0.99)), r.staleReads,
           reads.length, r.errors));
     }
     b.append("\nLSN capture per write transaction (").append(o.pairs).append(" pairs of ").append(o.blockMillis)
@@ -566,7 +558,7 @@ public final class ReadWriteMixWorkload {
     for (CaptureResult c : captures) {
       b.append(String.format(Locale.ROOT, "| %d | %.0f | %.0f | %.3f | %.3f–%.3f | %.2f / %.2f | %d |%n", c.threads,
           c.lsnOpsPerSecond(), c.plainOpsPerSecond(), c.ratio(), c.minRatio(), c.maxRatio(),
-          ms(Workloads.percentile(c.lsnLatencies.sorted(), 0.5)), ms(Workloads.percentile(c.plainLatencies.sorted(), 0.5)), c.errors));
+          ms(percentile(c.lsnLatencies.sorted(), 0.5)), ms(percentile(c.plainLatencies.sorted(), 0.5)), c.errors));
     }
     b.append('\n').append(END);
     return b.toString();
@@ -579,40 +571,7 @@ public final class ReadWriteMixWorkload {
     return total == 0 ? Double.NaN : 100.0 * replica / total;
   }
 
-  static double ms(double nanos) {
-    return nanos < 0 ? Double.NaN : nanos / 1e6;
-  }
 
-  /** A growable array of longs: latencies without boxing. */
-  static final class LongList {
-    private long[] values = new long[1024];
-    private int size;
-
-    void add(long v) {
-      if (size == values.length) {
-        values = Arrays.copyOf(values, size * 2);
-      }
-      values[size++] = v;
-    }
-
-    void addAll(LongList other) {
-      for (int i = 0; i < other.size; i++) {
-        add(other.values[i]);
-      }
-    }
-
-    void addAll(long[] other) {
-      for (long v : other) {
-        add(v);
-      }
-    }
-
-    long[] sorted() {
-      long[] copy = Arrays.copyOf(values, size);
-      Arrays.sort(copy);
-      return copy;
-    }
-  }
 
   /** Command-line settings, {@code key=value}. */
   static final class Options {

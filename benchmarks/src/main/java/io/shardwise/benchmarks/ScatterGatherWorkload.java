@@ -1,5 +1,8 @@
 package io.shardwise.benchmarks;
 
+import static io.shardwise.benchmarks.Workloads.ms;
+import static io.shardwise.benchmarks.Workloads.percentile;
+
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.scatter.ScatterResult;
@@ -23,8 +26,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import org.hibernate.SessionFactory;
 
@@ -84,8 +85,6 @@ public final class ScatterGatherWorkload {
       + " where a.status = :status and cast(bench_delay() as integer) = 1";
   static final String FIND_HQL = "from ScatterAccount a where a.email = :email";
 
-  // Kept strongly reachable: java.util.logging forgets the level of a logger it may collect.
-  private static final List<Logger> QUIET = new ArrayList<>();
 
   private final Options options;
   private final PostgresTopology pg;
@@ -101,7 +100,7 @@ public final class ScatterGatherWorkload {
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
-    quietLibraries();
+    Workloads.quietLibraries();
     System.out.println(TAG + options);
     double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     System.out.println(TAG + "starting 3 shards ...");
@@ -423,7 +422,7 @@ public final class ScatterGatherWorkload {
     static Stats of(long[] nanos) {
       long[] sorted = nanos.clone();
       Arrays.sort(sorted);
-      return new Stats(ScatterGatherWorkload.mean(sorted, sorted.length), (long) Workloads.percentile(sorted, 0.50), (long) Workloads.percentile(sorted, 0.99), sorted[0],
+      return new Stats(ScatterGatherWorkload.mean(sorted, sorted.length), (long) percentile(sorted, 0.50), (long) percentile(sorted, 0.99), sorted[0],
           sorted[sorted.length - 1]);
     }
 
@@ -522,13 +521,6 @@ public final class ScatterGatherWorkload {
     }
   }
 
-  private static void quietLibraries() {
-    for (String name : List.of("org.hibernate", "com.zaxxer.hikari")) {
-      Logger logger = Logger.getLogger(name);
-      logger.setLevel(Level.WARNING);
-      QUIET.add(logger);
-    }
-  }
 
   static double mean(long[] values, int n) {
     long sum = 0;
@@ -538,9 +530,6 @@ public final class ScatterGatherWorkload {
     return n == 0 ? Double.NaN : (double) sum / n;
   }
 
-  static double ms(double nanos) {
-    return nanos / 1e6;
-  }
 
   // --- options ------------------------------------------------------------------------------
 

@@ -9,16 +9,38 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
- * What the workload runners share: {@code key=value} arguments, latency percentiles, small reads of
- * the servers, and writing their results into docs/benchmarks.md.
+ * What the workload runners share: {@code key=value} arguments, latency percentiles and units, quiet
+ * library logging, small reads of the servers, and writing their results into docs/benchmarks.md.
+ * Latencies are collected in a {@link LongList}.
  */
 final class Workloads {
+  /** Kept strongly reachable: java.util.logging forgets the level of a logger it may collect. */
+  private static final List<Logger> QUIET = new ArrayList<>();
+
   private Workloads() {}
+
+  /** Hibernate, HikariCP and ShardingSphere log at INFO; a run's output shows only their warnings. */
+  static synchronized void quietLibraries() {
+    for (String name : List.of("org.hibernate", "com.zaxxer.hikari", "org.apache.shardingsphere")) {
+      Logger logger = Logger.getLogger(name);
+      logger.setLevel(Level.WARNING);
+      QUIET.add(logger);
+    }
+  }
+
+  /** Nanoseconds as milliseconds; NaN stays NaN (an empty percentile), a negative value becomes NaN. */
+  static double ms(double nanos) {
+    return nanos < 0 ? Double.NaN : nanos / 1e6;
+  }
 
   /** Nearest-rank percentile of sorted values; NaN when there are none. */
   static double percentile(long[] sorted, double q) {

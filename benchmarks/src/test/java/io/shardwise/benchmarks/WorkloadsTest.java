@@ -24,6 +24,29 @@ class WorkloadsTest {
   }
 
   @Test
+  void longListsGrowPastTheirFirstArrayAndSortACopy() {
+    LongList a = new LongList();
+    for (long v = 3000; v > 0; v--) {
+      a.add(v);
+    }
+    LongList b = new LongList();
+    b.addAll(new long[] {0, 5000});
+    b.addAll(a);
+    long[] sorted = b.sorted();
+    assertEquals(3002, b.size());
+    assertEquals(0, sorted[0]);
+    assertEquals(5000, sorted[3001]);
+    assertEquals(1500, Workloads.percentile(sorted, 0.5));
+    assertEquals(1, a.sorted()[0]);
+  }
+
+  @Test
+  void millisecondsOfNanosecondsKeepNaN() {
+    assertEquals(1.5, Workloads.ms(1_500_000));
+    assertTrue(Double.isNaN(Workloads.ms(Workloads.percentile(new long[0], 0.99))));
+  }
+
+  @Test
   void aSectionIsAppendedOnceThenReplacedBetweenItsMarkersLeavingNotesAlone(@TempDir Path dir) throws IOException {
     Path docs = dir.resolve("benchmarks.md");
     Files.writeString(docs, "# Benchmarks\n\n## Other\n\ntext\n");

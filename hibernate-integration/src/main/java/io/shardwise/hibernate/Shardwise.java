@@ -2,6 +2,7 @@ package io.shardwise.hibernate;
 
 import io.shardwise.hibernate.spi.ShardContextResolver;
 import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +32,12 @@ public final class Shardwise {
     return new Builder();
   }
 
-  /** Collects settings and entity classes; {@link #buildSessionFactory()} validates them all at once. */
+  /**
+   * Collects settings and entity classes; {@link #buildSessionFactory()} validates them all at once.
+   * A setting given twice must be given the same value: a second, different value is a
+   * contradiction and is refused at once ({@link IllegalStateException}) rather than silently
+   * overwriting the first.
+   */
   public static final class Builder {
     private final Map<String, String> properties = new LinkedHashMap<>();
     private final List<String> shardIds = new ArrayList<>();
@@ -52,10 +58,17 @@ public final class Shardwise {
       if (shardIds.contains(id)) {
         throw new IllegalArgumentException("Shard '" + id + "' is configured twice");
       }
+      String listed = properties.get(ShardwiseSettings.SHARDS);
+      if (listed != null && !listed.equals(String.join(",", shardIds))) {
+        throw new IllegalStateException(ShardwiseSettings.SHARDS + " was already set to " + listed
+            + " with property(...); list the shards either with shard(...) or with that property, not both");
+      }
+      checkUnsetOrEqual(ShardwiseSettings.SHARD_PREFIX + id + ".url", primaryUrl);
+      checkUnsetOrEqual(ShardwiseSettings.SHARD_PREFIX + id + ".weight", Integer.toString(weight));
+      set(ShardwiseSettings.SHARD_PREFIX + id + ".url", primaryUrl);
+      set(ShardwiseSettings.SHARD_PREFIX + id + ".weight", Integer.toString(weight));
       shardIds.add(id);
       properties.put(ShardwiseSettings.SHARDS, String.join(",", shardIds));
-      properties.put(ShardwiseSettings.SHARD_PREFIX + id + ".url", primaryUrl);
-      properties.put(ShardwiseSettings.SHARD_PREFIX + id + ".weight", Integer.toString(weight));
       return this;
     }
 
@@ -66,18 +79,27 @@ public final class Shardwise {
       }
       String key = ShardwiseSettings.SHARD_PREFIX + shardId + ".replicas";
       String existing = properties.get(key);
+      if (existing != null && List.of(existing.split(",")).contains(replicaUrl)) {
+        throw new IllegalArgumentException("replica(" + shardId + ", " + JdbcUrls.redact(replicaUrl)
+            + ") is configured twice");
+      }
       properties.put(key, existing == null ? replicaUrl : existing + "," + replicaUrl);
       return this;
     }
 
     /** Read the shard map from a control database instead of (or, with initialize, seeded from) the shards above. */
     public Builder controlDatabase(String jdbcUrl, boolean initializeFromShards) {
-      properties.put(ShardwiseSettings.CONTROL_URL, jdbcUrl);
-      properties.put(ShardwiseSettings.CONTROL_INITIALIZE, Boolean.toString(initializeFromShards));
+      checkUnsetOrEqual(ShardwiseSettings.CONTROL_URL, jdbcUrl);
+      checkUnsetOrEqual(ShardwiseSettings.CONTROL_INITIALIZE, Boolean.toString(initializeFromShards));
+      set(ShardwiseSettings.CONTROL_URL, jdbcUrl);
+      set(ShardwiseSettings.CONTROL_INITIALIZE, Boolean.toString(initializeFromShards));
       return this;
     }
 
+    /** The user and password of shard connections; a null password means none (trust, peer, .pgpass). */
     public Builder credentials(String user, String password) {
+      checkUnsetOrEqual(ShardwiseSettings.USER, user);
+      checkUnsetOrEqual(ShardwiseSettings.PASSWORD, password);
       set(ShardwiseSettings.USER, user);
       set(ShardwiseSettings.PASSWORD, password);
       return this;
@@ -95,16 +117,42 @@ public final class Shardwise {
 
     /** Any Hibernate, JPA or Shardwise property. */
     public Builder property(String key, String value) {
-      properties.put(key, value);
+      set(key, value);
       return this;
     }
 
+    /**
+     * Sets {@code key}, refusing a value that contradicts one set before (the same value again is
+     * fine). A null value sets nothing, and contradicts a value set before.
+     */
     private void set(String key, String value) {
-      if (value == null) {
-        properties.remove(key);
-      } else {
+      checkUnsetOrEqual(key, value);
+      if (value != null) {
         properties.put(key, value);
       }
+    }
+
+    private void checkUnsetOrEqual(String key, String value) {
+      if (key == null) {
+        throw new IllegalArgumentException("A property needs a name; was null");
+      }
+      String previous = properties.get(key);
+      if (previous != null && !previous.equals(value)) {
+        throw new IllegalStateException(key + " was already set to " + shown(key, previous)
+            + "; refusing to change it to " + shown(key, value) + ". Set each property once.");
+      }
+    }
+
+    /** How a value may appear in a message: secrets hidden, URLs with their credentials masked. */
+    private static String shown(String key, String value) {
+      if (value == null) {
+        return "nothing";
+      }
+      String name = key.toLowerCase(java.util.Locale.ROOT);
+      if (name.contains("password") || name.contains("secret")) {
+        return "(hidden)";
+      }
+      return JdbcUrls.redact(value);
     }
 
     public SessionFactory buildSessionFactory() {

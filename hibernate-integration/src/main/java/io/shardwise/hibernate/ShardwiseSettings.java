@@ -1,5 +1,6 @@
 package io.shardwise.hibernate;
 
+
 /**
  * The configuration properties Shardwise reads, set like any Hibernate or JPA property (in
  * persistence.xml, hibernate.properties, or through {@link Shardwise#configure()}).
@@ -9,6 +10,11 @@ package io.shardwise.hibernate;
  * hibernate.multi_tenant_connection_provider = io.shardwise.hibernate.spi.ShardwiseConnectionProvider
  * hibernate.tenant_identifier_resolver       = io.shardwise.hibernate.spi.ShardContextResolver
  * </pre>
+ *
+ * <p>Every {@code shardwise.*} property is read and checked once, when the session factory is
+ * built, before anything connects: a bad value, or a key Shardwise does not know (a typo), fails
+ * the build with every problem listed. docs/routing.md lists every key with its type and default;
+ * the {@code @SnowflakeId} settings are the constants of {@link io.shardwise.hibernate.id.SnowflakeGenerator}.
  */
 public final class ShardwiseSettings {
   private ShardwiseSettings() {}
@@ -25,6 +31,18 @@ public final class ShardwiseSettings {
   /** {@code bucket} (default), {@code ring}, {@code range} or {@code directory}. */
   public static final String STRATEGY = "shardwise.strategy";
 
+  /** Ring strategy: virtual nodes per unit of shard weight (default 256). */
+  public static final String RING_VNODES = "shardwise.ring.vnodes";
+
+  /** Prefix of the range strategy's {@code shardwise.range.<shardId> = lower..upper} settings. */
+  public static final String RANGE_PREFIX = "shardwise.range.";
+
+  /** Prefix of the directory strategy's {@code shardwise.directory.<key> = <shardId>} settings. */
+  public static final String DIRECTORY_PREFIX = "shardwise.directory.";
+
+  /** Directory strategy: {@code none} (default, unlisted keys are refused), {@code bucket} or {@code ring}. */
+  public static final String FALLBACK = "shardwise.fallback";
+
   /** JDBC URL of the control database that holds the shard map; when set, the map is read from it. */
   public static final String CONTROL_URL = "shardwise.control.url";
 
@@ -38,6 +56,12 @@ public final class ShardwiseSettings {
 
   /** Maximum connections per shard primary pool (default 10). */
   public static final String POOL_SIZE = "shardwise.pool.size";
+
+  /**
+   * Connections each pool keeps open while idle (default 0: a pool opens its first connection when a
+   * session first needs it, so a shard that is down at start-up delays nobody).
+   */
+  public static final String POOL_MIN_IDLE = "shardwise.pool.min_idle";
 
   /** How long a session waits for a shard connection before ShardUnavailableException (ms, default 5000). */
   public static final String CONNECTION_TIMEOUT = "shardwise.pool.connection_timeout_ms";
@@ -79,9 +103,15 @@ public final class ShardwiseSettings {
   /** A prepared transaction of a live coordinator is left alone this long before recovery may abort it (ms, default 60000). */
   public static final String TX_IN_DOUBT_GRACE = "shardwise.tx.in_doubt_grace_ms";
 
+  /** Connections of the coordinator's decision-log pool in the control database (default 3). */
+  public static final String TX_LOG_POOL_SIZE = "shardwise.tx.log_pool_size";
+
   /** Attempts of a saga step on transient failures before the saga compensates (default 5). */
   public static final String SAGA_MAX_ATTEMPTS = "shardwise.saga.max_attempts";
 
   /** First backoff between saga step attempts, doubled each time (ms, default 50). */
   public static final String SAGA_BACKOFF = "shardwise.saga.backoff_ms";
+
+  /** Threads that fan scatter-gather queries out (default twice the shard count, at least 4, at most 64). */
+  public static final String SCATTER_THREADS = "shardwise.scatter.threads";
 }

@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,14 +32,19 @@ final class BankFixture {
 
   private BankFixture() {}
 
+  /** Recovery runs when a test calls it: the daemon's interval is ten minutes. */
   static Shardwise.Builder builder(PostgresTopology pg) {
+    return builder(pg, Duration.ofMinutes(10));
+  }
+
+  /** With the recovery daemon running every {@code recoveryInterval}, for tests that watch it work. */
+  static Shardwise.Builder builder(PostgresTopology pg, Duration recoveryInterval) {
     Shardwise.Builder b = Shardwise.configure().credentials("postgres", null)
         .entities(Account.class, TransferLeg.class, Country.class)
         .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
         .property(ShardwiseSettings.POOL_SIZE, "3")
         .property(ShardwiseSettings.CONNECTION_TIMEOUT, "2000")
-        // tests run recovery themselves unless they set a short interval to watch the daemon do it
-        .property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "600000");
+        .property(ShardwiseSettings.TX_RECOVERY_INTERVAL, Long.toString(recoveryInterval.toMillis()));
     for (PostgresShard shard : pg.shards()) {
       // a lock wait beyond 5 s fails instead of hanging a test that left a transaction in doubt
       b.shard(ShopFixture.shardId(shard.index()), shard.primary().jdbcUrl() + "?options=-c%20lock_timeout%3D5000");

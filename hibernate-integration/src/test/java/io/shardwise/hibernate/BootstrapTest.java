@@ -69,6 +69,54 @@ class BootstrapTest {
   }
 
   @Test
+  void aBadScatterThreadCountFailsTheBuildBeforeAnythingConnects(PostgresTopology pg) throws SQLException {
+    // a fresh control database: initialising it is the first thing a started runtime would do
+    String database = "control_never_touched";
+    try (var c = pg.shard(0).primary().dataSource().getConnection(); var s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS " + database);
+      s.execute("CREATE DATABASE " + database);
+    }
+    String controlUrl = pg.shard(0).primary().jdbcUrl(database);
+    Shardwise.Builder builder = ShopFixture.builder(pg)
+        .property("hibernate.persistenceUnitName", "bad-scatter")
+        .controlDatabase(controlUrl, true)
+        .schema("create")
+        .property(ShardwiseSettings.SCATTER_THREADS, "0");
+
+    ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class,
+        () -> builder.buildSessionFactory().close());
+    assertTrue(e.getMessage().startsWith("Shardwise configuration of persistence unit 'bad-scatter' is invalid"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("shardwise.scatter.threads = 0 is outside 1..1024"), e.getMessage());
+    try (var c = java.sql.DriverManager.getConnection(controlUrl, "postgres", null); var s = c.createStatement();
+        var rs = s.executeQuery("SELECT count(*) FROM pg_namespace WHERE nspname = 'shardwise'")) {
+      rs.next();
+      assertEquals(0, rs.getLong(1), "the control database was never initialised: nothing connected to it");
+    }
+  }
+
+  @Test
+  void poolsOpenOnFirstUseAndThenKeepTheConfiguredIdleConnections(PostgresTopology pg) throws SQLException {
+    String tag = "bootstrap-min-idle";
+    Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).entities(ShopFixture.ENTITIES)
+        .property(ShardwiseSettings.POOL_MIN_IDLE, "3");
+    for (PostgresShard shard : pg.shards()) {
+      builder.shard(ShopFixture.shardId(shard.index()), shard.primary().jdbcUrl() + "?ApplicationName=" + tag);
+    }
+    try (SessionFactory sf = builder.buildSessionFactory()) {
+      ShardedSessions.of(sf).forShard("shard2").inSession(s -> s.createNativeQuery("SELECT 1", Integer.class)
+          .getSingleResult());
+      await().atMost(Duration.ofSeconds(10)).until(() -> connectionsTagged(pg.shard(2), tag) == 3);
+      assertEquals(0, connectionsTagged(pg.shard(1), tag), "no session has needed shard1 yet: its pool is not open");
+    }
+  }
+
+  private static long connectionsTagged(PostgresShard shard, String applicationName) throws SQLException {
+    return ShopFixture.count(shard, "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?",
+        applicationName);
+  }
+
+  @Test
   void aShardMapChangeInTheControlDatabaseReroutesRunningSessionFactories(PostgresTopology pg) {
     String controlUrl = pg.shard(0).primary().jdbcUrl();
     ControlDatabase control = new ControlDatabase(controlUrl, "postgres", null);

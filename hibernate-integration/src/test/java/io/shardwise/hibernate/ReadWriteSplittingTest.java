@@ -3,6 +3,7 @@ package io.shardwise.hibernate;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,9 +63,13 @@ class ReadWriteSplittingTest {
   }
 
   static Shardwise.Builder builder(PostgresTopology pg) {
+    return builder(pg, SECRET);
+  }
+
+  static Shardwise.Builder builder(PostgresTopology pg, String consistencySecret) {
     Shardwise.Builder b = Shardwise.configure().credentials("postgres", null)
         .entities(Profile.class, TimedProfile.class, PatientProfile.class, Product.class, Sale.class)
-        .property(ShardwiseSettings.RYW_SECRET, SECRET);
+        .property(ShardwiseSettings.RYW_SECRET, consistencySecret);
     for (PostgresShard shard : pg.shards()) {
       b.shard("shard" + shard.index(), shard.primary().jdbcUrl()).replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
     }
@@ -225,8 +230,8 @@ class ReadWriteSplittingTest {
     assertTrue(assertThrows(ConsistencyTokenException.class, () -> shards.consistency().fromToken("v1.abc"))
         .getMessage().contains("Not a Shardwise consistency token"));
 
-    try (SessionFactory otherSecret = builder(pg).property(ShardwiseSettings.RYW_SECRET,
-        "another-secret-another-secret-another-secret").buildSessionFactory()) {
+    try (SessionFactory otherSecret = builder(pg, "another-secret-another-secret-another-secret")
+        .buildSessionFactory()) {
       assertThrows(ConsistencyTokenException.class, () -> ShardedSessions.of(otherSecret).consistency().fromToken(token),
           "a token signed with another secret is a forgery");
     }
@@ -269,7 +274,19 @@ class ReadWriteSplittingTest {
         () -> ro.fromTransaction(s -> s.createNativeQuery("select * from Product where sku = " + sku + " FOR UPDATE",
             Product.class).getResultList()),
         () -> ro.fromSession(s -> s.createNativeQuery("select stock from Product where sku = " + sku
-            + " for key share", Integer.class).getResultList()));
+            + " for key share", Integer.class).getResultList()),
+        () -> ro.fromSession(s -> s.doReturningWork(c -> {
+          try (java.sql.Statement plain = c.createStatement()) {
+            assertSame(c, plain.getConnection(), "a statement answers with the guarded connection");
+            return plain.executeQuery("select stock from product where sku = " + sku + " for share");
+          }
+        })),
+        () -> ro.fromSession(s -> s.doReturningWork(c -> {
+          try (java.sql.Statement plain = c.createStatement()) {
+            plain.addBatch("select stock from product p where p.sku = " + sku + " for no key update");
+            return plain.executeBatch();
+          }
+        })));
     for (Callable<Object> attempt : attempts) {
       Exception e = assertThrows(Exception.class, attempt::call);
       Throwable cause = e;

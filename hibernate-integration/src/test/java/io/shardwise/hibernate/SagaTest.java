@@ -14,6 +14,7 @@ import io.shardwise.hibernate.transaction.internal.CrossShardService;
 import io.shardwise.hibernate.transaction.internal.FaultInjector.Point;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -154,7 +155,7 @@ class SagaTest {
   @Test
   void recoveryNeverTakesUpASagaItsOwnInstanceIsRunning() throws Exception {
     sf.close();
-    sf = BankFixture.builder(pg).property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "20").buildSessionFactory();
+    sf = BankFixture.builder(pg, Duration.ofMillis(20)).buildSessionFactory();
     ShardedSessions shards = ShardedSessions.of(sf);
     shards.sagas().register(transfer());
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);

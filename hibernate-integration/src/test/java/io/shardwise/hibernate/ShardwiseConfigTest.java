@@ -1,11 +1,24 @@
 package io.shardwise.hibernate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.id.SnowflakeGenerator;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.routing.RangeStrategy;
+import io.shardwise.hibernate.routing.ShardingStrategies;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -59,5 +72,161 @@ class ShardwiseConfigTest {
     ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class,
         () -> ShardwiseConfig.from(Map.of("hibernate.persistenceUnitName", "shop")));
     assertTrue(e.getMessage().contains("set shardwise.shards"), e.getMessage());
+  }
+
+  @Test
+  void everySettingIsTypedWithItsDefault() {
+    ShardwiseConfig config = ShardwiseConfig.from(valid());
+    assertEquals(0, config.poolMinIdle(), "pools open on first use");
+    assertEquals(8, config.scatter().threadsFor(4));
+    assertEquals(4, config.scatter().threadsFor(1));
+    assertEquals(64, config.scatter().threadsFor(100));
+    assertEquals(new ShardwiseConfig.Transactions(true, 10_000, 60_000, 3, 5, 50), config.transactions());
+    assertEquals(ShardingStrategies.Settings.DEFAULT, config.strategy());
+    assertNull(config.snowflake().workerId());
+    assertFalse(config.snowflake().ticking());
+  }
+
+  @Test
+  void givenSettingsArriveTyped() {
+    Map<String, Object> p = valid();
+    p.put("shardwise.pool.min_idle", "2");
+    p.put("shardwise.scatter.threads", "12");
+    p.put("shardwise.tx.enabled", "FALSE");
+    p.put("shardwise.tx.recovery_interval_ms", "500");
+    p.put("shardwise.tx.in_doubt_grace_ms", "2000");
+    p.put("shardwise.tx.log_pool_size", "5");
+    p.put("shardwise.saga.max_attempts", "2");
+    p.put("shardwise.saga.backoff_ms", "7");
+    p.put("shardwise.strategy", "range");
+    p.put("shardwise.range.a", "..100");
+    p.put("shardwise.range.b", "100..");
+    p.put("shardwise.snowflake.worker_id", "7");
+    p.put("shardwise.snowflake.clock", "ticking");
+    ShardwiseConfig config = ShardwiseConfig.from(p);
+    assertEquals(2, config.poolMinIdle());
+    assertEquals(12, config.scatter().threadsFor(2), "a configured count wins over the shard count");
+    assertEquals(new ShardwiseConfig.Transactions(false, 500, 2000, 5, 2, 7), config.transactions());
+    assertEquals(ShardingStrategies.Kind.RANGE, config.strategy().kind());
+    assertEquals(List.of(RangeStrategy.Range.below(100, "a"), RangeStrategy.Range.from(100, "b")),
+        config.strategy().ranges());
+    assertEquals(7, config.snowflake().workerId());
+    assertTrue(config.snowflake().ticking());
+  }
+
+  @Test
+  void aBadValueOfAnyCapabilityIsListedWithTheOthers() {
+    Map<String, Object> p = valid();
+    p.put("shardwise.scatter.threads", "lots");
+    p.put("shardwise.tx.enabled", "yes");
+    p.put("shardwise.tx.log_pool_size", "0");
+    p.put("shardwise.saga.backoff_ms", "-1");
+    p.put("shardwise.control.initialize", "maybe");
+    p.put("shardwise.pool.size", "4");
+    p.put("shardwise.pool.min_idle", "5");
+    p.put("shardwise.strategy", "ring");
+    p.put("shardwise.ring.vnodes", "many");
+    p.put("shardwise.snowflake.worker_id", "3");
+    p.put("shardwise.snowflake.lease_url", "jdbc:postgresql://control/ids");
+    p.put("shardwise.snowflake.lease_ttl_seconds", "forever");
+
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.startsWith("Shardwise configuration of persistence unit 'shop' is invalid"), m);
+    for (String expected : List.of(
+        "shardwise.scatter.threads = 'lots' is not a whole number",
+        "shardwise.tx.enabled = 'yes' is not true or false",
+        "shardwise.tx.log_pool_size = 0 is outside 1..100",
+        "shardwise.saga.backoff_ms = -1 is outside 1..3600000",
+        "shardwise.control.initialize = 'maybe' is not true or false",
+        "shardwise.pool.min_idle = 5 is more than shardwise.pool.size = 4",
+        "shardwise.ring.vnodes='many' must be a whole number",
+        "both shardwise.snowflake.worker_id = 3 and shardwise.snowflake.lease_url are set; choose one",
+        "shardwise.snowflake.lease_ttl_seconds = 'forever' is not a number of seconds")) {
+      assertTrue(m.contains(expected), "missing <" + expected + "> in:\n" + m);
+    }
+    assertEquals(9, m.split("\n  - ").length - 1, "one line per problem:\n" + m);
+  }
+
+  @Test
+  void strategyEntriesAreCheckedAgainstTheStaticMapAtBuild() {
+    Map<String, Object> p = valid();
+    p.put("shardwise.strategy", "directory");
+    p.put("shardwise.directory.42", "c");
+    p.put("shardwise.fallback", "bucket");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("shardwise.directory.42 names shard 'c', which is not in shard map version 1; use one of"
+        + " [a, b]"), m);
+  }
+
+  @Test
+  void unknownKeysAreRefusedWithTheNearestKnownKey() {
+    Map<String, Object> p = valid();
+    p.put("shardwise.pool.sise", "5");
+    p.put("shardwise.shard.a.uri", "jdbc:postgresql://db-a/shop");
+    p.put("shardwise.ranges.a", "0..");
+    p.put("shardwise.replica.max_lag", "100");
+    p.put("shardwise.transactions.log_pool_size", "4");
+    p.put("shardwise.colour", "blue");
+    p.put("shardwise.testkit.osUser", "nobody");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    for (String expected : List.of(
+        "shardwise.pool.sise is not a Shardwise setting; did you mean shardwise.pool.size?",
+        "shardwise.shard.a.uri is not a Shardwise setting; did you mean shardwise.shard.a.url?",
+        "shardwise.ranges.a is not a Shardwise setting; did you mean shardwise.range.a?",
+        "shardwise.replica.max_lag is not a Shardwise setting; did you mean shardwise.replica.max_lag_ms?",
+        "shardwise.transactions.log_pool_size is not a Shardwise setting; did you mean shardwise.tx.log_pool_size?",
+        "shardwise.colour is not a Shardwise setting (docs/routing.md lists every setting)")) {
+      assertTrue(m.contains(expected), "missing <" + expected + "> in:\n" + m);
+    }
+    assertFalse(m.contains("testkit"), "the test kit's own keys are not Shardwise's to judge:\n" + m);
+  }
+
+  @Test
+  void urlsInMessagesHaveTheirCredentialsMasked() {
+    Map<String, Object> p = valid();
+    p.put("shardwise.shard.a.url", "jdbc:mysql://shop:hunter2@db-a/shop?password=hunter2&ssl=true");
+    p.put("shardwise.shard.b.replicas", "jdbc:postgresql://db-b2/shop,mysql://db-b3/shop?sslpassword=hunter2");
+    p.put("shardwise.control.url", "postgresql://ctl/shardwise?user=app&password=hunter2");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("'jdbc:mysql://shop:***@db-a/shop?password=***&ssl=true' is not a PostgreSQL JDBC URL"), m);
+    assertTrue(m.contains("lists 'mysql://db-b3/shop?sslpassword=***', which is not a PostgreSQL JDBC URL"), m);
+    assertTrue(m.contains("shardwise.control.url = 'postgresql://ctl/shardwise?user=app&password=***'"), m);
+    assertFalse(m.contains("hunter2"), m);
+  }
+
+  @Test
+  void everySettingConstantIsKnownAndDocumentedInTheSettingsTable() throws IOException, IllegalAccessException {
+    List<String> keys = new ArrayList<>();
+    for (Class<?> holder : List.of(ShardwiseSettings.class, SnowflakeGenerator.class)) {
+      for (Field field : holder.getFields()) {
+        if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class
+            && field.get(null).toString().startsWith("shardwise.")) {
+          keys.add(field.get(null).toString());
+        }
+      }
+    }
+    assertTrue(keys.size() > 35, "found " + keys);
+    String table = Files.readString(Path.of("..", "docs", "routing.md"));
+    Map<String, Object> settings = valid();
+    for (String key : keys) {
+      boolean prefix = key.endsWith(".");
+      assertTrue(table.contains("`" + key + (prefix ? "" : "`")), key + " is not in docs/routing.md's settings table");
+      settings.put(prefix ? key + (key.equals(ShardwiseSettings.SHARD_PREFIX) ? "a.weight" : "a") : key, "x");
+    }
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(settings)).getMessage();
+    assertFalse(m.contains("is not a Shardwise setting"), "every constant is a known key:\n" + m);
+  }
+
+  @Test
+  void aConfiguredTickingClockWithALeaseIsAContradiction() {
+    Map<String, Object> p = valid();
+    p.put(SnowflakeGenerator.CLOCK, "ticking");
+    p.put(SnowflakeGenerator.LEASE_URL, "jdbc:postgresql://control/ids");
+    p.put(SnowflakeGenerator.LEASE_TTL_SECONDS, "45");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("shardwise.snowflake.clock=ticking cannot be used with shardwise.snowflake.lease_url"), m);
+
+    p.remove(SnowflakeGenerator.CLOCK);
+    assertEquals(Duration.ofSeconds(45), ShardwiseConfig.from(p).snowflake().leaseTtl());
   }
 }

@@ -105,7 +105,7 @@ class TwoPhaseCommitTest {
   @Test
   void coordinatorDiesAfterTheDecision_theRecoveryDaemonCommitsEverywhere() throws Exception {
     sf.close();
-    sf = BankFixture.builder(pg).property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "100").buildSessionFactory();
+    sf = BankFixture.builder(pg, Duration.ofMillis(100)).buildSessionFactory();
     shards = ShardedSessions.of(sf);
     BankFixture.service(sf).faultInjector(crashAt(Point.AFTER_DECISION));
 

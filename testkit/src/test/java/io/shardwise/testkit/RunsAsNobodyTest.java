@@ -9,7 +9,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -43,8 +46,12 @@ class RunsAsNobodyTest {
         assertEquals(NOBODY_UID, Files.getAttribute(dataDir, "unix:uid"), node + " data directory owner");
         long postmaster = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
         assertEquals(NOBODY_UID, realUid(postmaster), node + " postmaster");
-        long backend = Long.parseLong(single(node.dataSource(), "SELECT pg_backend_pid()"));
-        assertEquals(NOBODY_UID, realUid(backend), node + " backend serving this session");
+        // the backend lives as long as its connection: ask /proc while the connection is open
+        try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement();
+            ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+          rs.next();
+          assertEquals(NOBODY_UID, realUid(rs.getLong(1)), node + " backend serving this session");
+        }
       }
 
       execute(primary.dataSource(), "CREATE TABLE profile (id int PRIMARY KEY, name text NOT NULL)");

@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.id;
 
+import io.shardwise.hibernate.internal.SnowflakeSettings;
 import java.lang.reflect.Field;
 import java.lang.reflect.Member;
 import java.lang.reflect.Method;
@@ -22,18 +23,18 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   private static final long serialVersionUID = 1L;
 
   /** Setting / system property: a fixed worker id for this instance. */
-  public static final String WORKER_ID = "shardwise.snowflake.worker_id";
+  public static final String WORKER_ID = SnowflakeSettings.WORKER_ID;
 
   /** {@code system} (default): read the clock for every id; {@code ticking}: {@link Clock#ticking()}, fixed worker ids only. */
-  public static final String CLOCK = "shardwise.snowflake.clock";
+  public static final String CLOCK = SnowflakeSettings.CLOCK;
   /** Setting / system property: JDBC URL of the control database to lease a worker id from. */
-  public static final String LEASE_URL = "shardwise.snowflake.lease_url";
+  public static final String LEASE_URL = SnowflakeSettings.LEASE_URL;
   /** Setting / system property: user for {@link #LEASE_URL}. */
-  public static final String LEASE_USER = "shardwise.snowflake.lease_user";
+  public static final String LEASE_USER = SnowflakeSettings.LEASE_USER;
   /** Setting / system property: password for {@link #LEASE_URL}. */
-  public static final String LEASE_PASSWORD = "shardwise.snowflake.lease_password";
+  public static final String LEASE_PASSWORD = SnowflakeSettings.LEASE_PASSWORD;
   /** Setting / system property: lease time-to-live in seconds (default 30). */
-  public static final String LEASE_TTL_SECONDS = "shardwise.snowflake.lease_ttl_seconds";
+  public static final String LEASE_TTL_SECONDS = SnowflakeSettings.LEASE_TTL_SECONDS;
 
   /** One generator per worker source and layout in this JVM: two would repeat each other's ids. */
   private static final Map<String, Snowflake> GENERATORS = new ConcurrentHashMap<>();
@@ -71,71 +72,53 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
     this.snowflake = generatorFor(layout, Duration.ofMillis(stepBack), settings::get, attribute);
   }
 
-  /** Resolves the worker source from {@code settings} (then system properties) and shares the generator. */
+  /** Parses the worker source from {@code settings} (then system properties) and shares the generator. */
   static Snowflake generatorFor(SnowflakeLayout layout, Duration stepBack, SettingSource settings, String attribute) {
-    String workerId = setting(settings, WORKER_ID);
-    String leaseUrl = setting(settings, LEASE_URL);
-    if ((workerId == null) == (leaseUrl == null)) {
-      throw new IllegalStateException("@SnowflakeId on " + attribute + (workerId == null
-          ? " needs a worker id: set " + WORKER_ID + " (a number unique per running instance, 0.."
-              + layout.maxWorkerId() + ") or " + LEASE_URL + " (a PostgreSQL JDBC URL to lease one from), as a"
-              + " Hibernate setting or a system property"
-          : ": both " + WORKER_ID + "=" + workerId + " and " + LEASE_URL + " are set; choose one"));
+    SnowflakeSettings parsed;
+    try {
+      parsed = SnowflakeSettings.parse(settings::get);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException("@SnowflakeId on " + attribute + ": " + e.getMessage(), e);
     }
-    String clockName = setting(settings, CLOCK);
-    clockName = clockName == null ? "system" : clockName.trim().toLowerCase(java.util.Locale.ROOT);
-    if (!clockName.equals("system") && !clockName.equals("ticking")) {
-      throw new IllegalArgumentException(CLOCK + "=\"" + clockName + "\" is not system or ticking");
+    return generatorFor(layout, stepBack, parsed, attribute);
+  }
+
+  /** The generator for a layout and worker source, shared by every attribute that names the same. */
+  static Snowflake generatorFor(SnowflakeLayout layout, Duration stepBack, SnowflakeSettings settings,
+      String attribute) {
+    if (settings.workerId() == null && settings.leaseUrl() == null) {
+      throw new IllegalStateException("@SnowflakeId on " + attribute + " needs a worker id: set " + WORKER_ID
+          + " (a number unique per running instance, 0.." + layout.maxWorkerId() + ") or " + LEASE_URL
+          + " (a PostgreSQL JDBC URL to lease one from), as a Hibernate setting or a system property");
     }
-    if (clockName.equals("ticking") && leaseUrl != null) {
-      throw new IllegalStateException(CLOCK + "=ticking cannot be used with " + LEASE_URL + ": a leased worker id"
-          + " must judge its lease deadline by the real clock, not a possibly stale one. Use a fixed "
-          + WORKER_ID + " or the system clock.");
-    }
-    Clock clock = clockName.equals("ticking") ? Clock.ticking() : Clock.system();
-    String key = layout + "/" + stepBack.toMillis() + "/" + clockName + "/"
-        + (workerId != null ? "worker=" + workerId : "lease=" + leaseUrl);
+    Clock clock = settings.ticking() ? Clock.ticking() : Clock.system();
+    String key = layout + "/" + stepBack.toMillis() + "/" + (settings.ticking() ? "ticking" : "system") + "/"
+        + (settings.workerId() != null ? "worker=" + settings.workerId() : "lease=" + settings.leaseUrl());
     return GENERATORS.computeIfAbsent(key, k -> {
       Snowflake.Builder builder = Snowflake.builder(layout).maxClockStepBack(stepBack).clock(clock);
-      if (workerId != null) {
-        int id;
+      if (settings.workerId() != null) {
         try {
-          id = Integer.parseInt(workerId.trim());
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(WORKER_ID + "=\"" + workerId + "\" is not a number: use 0.."
-              + layout.maxWorkerId(), e);
+          builder.workerId(settings.workerId());
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("@SnowflakeId on " + attribute + ": " + WORKER_ID + " = "
+              + settings.workerId() + ": " + e.getMessage(), e);
         }
-        builder.workerId(id);
       } else {
-        builder.workerLease(leaseFor(leaseUrl, settings, layout.maxWorkerId()));
+        builder.workerLease(leaseFor(settings, layout.maxWorkerId()));
       }
       return builder.build();
     });
   }
 
-  private static WorkerLease leaseFor(String url, SettingSource settings, int maxWorkerId) {
-    String user = setting(settings, LEASE_USER);
-    String password = setting(settings, LEASE_PASSWORD);
-    String ttl = setting(settings, LEASE_TTL_SECONDS);
-    return LEASES.computeIfAbsent(url + "/" + user + "/" + maxWorkerId, k -> {
-      WorkerLease.Builder builder = WorkerLease.builder(url).user(user).password(password).maxWorkerId(maxWorkerId);
-      if (ttl != null) {
-        try {
-          builder.ttl(Duration.ofSeconds(Long.parseLong(ttl.trim())));
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(LEASE_TTL_SECONDS + "=\"" + ttl + "\" is not a number of seconds", e);
-        }
+  private static WorkerLease leaseFor(SnowflakeSettings settings, int maxWorkerId) {
+    return LEASES.computeIfAbsent(settings.leaseUrl() + "/" + settings.leaseUser() + "/" + maxWorkerId, k -> {
+      WorkerLease.Builder builder = WorkerLease.builder(settings.leaseUrl()).user(settings.leaseUser())
+          .password(settings.leasePassword()).maxWorkerId(maxWorkerId);
+      if (settings.leaseTtl() != null) {
+        builder.ttl(settings.leaseTtl());
       }
       return builder.acquire();
     });
-  }
-
-  private static String setting(SettingSource settings, String name) {
-    Object value = settings.get(name);
-    if (value == null) {
-      value = System.getProperty(name);
-    }
-    return value == null || value.toString().isBlank() ? null : value.toString();
   }
 
   @FunctionalInterface

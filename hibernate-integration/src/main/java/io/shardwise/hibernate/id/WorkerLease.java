@@ -1,11 +1,12 @@
 package io.shardwise.hibernate.id;
 
+import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.LockedDdl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
@@ -55,9 +56,6 @@ public final class WorkerLease implements AutoCloseable {
   /** The table's name, schema included. */
   public static final String TABLE = "shardwise.snowflake_worker";
 
-  private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
-  /** Serializes lease acquisition and schema creation ("SnwflkId" in ASCII). */
-  private static final long LEASE_LOCK = 0x536e77666c6b4964L;
   private static final Duration MIN_TTL = Duration.ofSeconds(1);
 
   private final int workerId;
@@ -319,24 +317,8 @@ public final class WorkerLease implements AutoCloseable {
      */
     public WorkerLease acquire() {
       String redacted = JdbcUrls.redact(jdbcUrl);
-      Properties props = new Properties();
-      if (user != null) {
-        props.setProperty("user", user);
-      }
-      if (password != null) {
-        props.setProperty("password", password);
-      }
-      long timeoutSeconds = Math.max(1, ttl.toSeconds() / 3);
-      props.setProperty("connectTimeout", Long.toString(timeoutSeconds));
-      props.setProperty("socketTimeout", Long.toString(Math.max(1, ttl.toSeconds())));
-      props.setProperty("ApplicationName", "shardwise-snowflake-lease");
-      Connector connector = () -> {
-        Connection c = DRIVER.connect(jdbcUrl, props);
-        if (c == null) {
-          throw new SQLException("the PostgreSQL driver does not accept " + redacted);
-        }
-        return c;
-      };
+      Properties timeouts = DriverConnections.timeouts(Math.max(1, ttl.toSeconds() / 3), Math.max(1, ttl.toSeconds()));
+      Connector connector = () -> DriverConnections.open(jdbcUrl, user, password, "shardwise-snowflake-lease", timeouts);
       String owner = ownerToken();
       long ttlMillis = ttl.toMillis();
       long sentAt = clock.millis();
@@ -359,15 +341,13 @@ public final class WorkerLease implements AutoCloseable {
     }
 
     private int lease(Connection c, String owner, long ttlMillis, String redacted) throws SQLException {
-      try (Statement s = c.createStatement()) {
-        s.execute("SELECT pg_advisory_xact_lock(" + LEASE_LOCK + ")");
-        s.execute("CREATE SCHEMA IF NOT EXISTS shardwise");
-        s.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " ("
-            + "worker_id int PRIMARY KEY CHECK (worker_id >= 0), "
-            + "owner text NOT NULL, "
-            + "acquired_at timestamptz NOT NULL DEFAULT now(), "
-            + "expires_at timestamptz NOT NULL)");
-      }
+      // the lock also serializes the choice of a free id below, until this transaction commits
+      LockedDdl.runInTransaction(c, TABLE, "CREATE SCHEMA IF NOT EXISTS shardwise",
+          "CREATE TABLE IF NOT EXISTS " + TABLE + " ("
+              + "worker_id int PRIMARY KEY CHECK (worker_id >= 0), "
+              + "owner text NOT NULL, "
+              + "acquired_at timestamptz NOT NULL DEFAULT now(), "
+              + "expires_at timestamptz NOT NULL)");
       Integer free = null;
       try (PreparedStatement select = c.prepareStatement("SELECT g FROM generate_series(0, ?) g"
           + " WHERE NOT EXISTS (SELECT 1 FROM " + TABLE + " w WHERE w.worker_id = g AND w.expires_at > now())"

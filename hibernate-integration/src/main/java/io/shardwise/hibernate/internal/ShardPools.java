@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.internal;
 
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
@@ -46,7 +47,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
           + " (shards: " + map.shards().keySet() + "). Route sessions by key, or name one of those shards.");
     }
     if (shard.state() == ShardState.OFFLINE) {
-      throw new ShardUnavailableException("Shard '" + shardId + "' (" + shard.primaryUrl()
+      throw new ShardUnavailableException("Shard '" + shardId + "' (" + JdbcUrls.redact(shard.primaryUrl())
           + ") is OFFLINE in shard map version " + map.version() + "; bring it back ACTIVE before routing to it.");
     }
     Pool pool = pools.get(shardId);
@@ -79,9 +80,16 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
 
   /**
    * A pool for one server: created lazily by callers and allowed to start while the server is down
-   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others.
+   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others. Sized
+   * by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}.
    */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
+    return newPool(config, name, url, config.poolSize(), config.poolMinIdle(), timeoutMs, readOnly);
+  }
+
+  /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -91,8 +99,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     if (config.password() != null) {
       hc.setPassword(config.password());
     }
-    hc.setMaximumPoolSize(config.poolSize());
-    hc.setMinimumIdle(Math.min(2, config.poolSize()));
+    hc.setMaximumPoolSize(maximumSize);
+    hc.setMinimumIdle(Math.min(minimumIdle, maximumSize));
     hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
     hc.setReadOnly(readOnly);
@@ -109,8 +117,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       root = root.getCause();
     }
     return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
-        + pool.url() + " within " + config.connectionTimeoutMs() + " ms (" + state + "; last driver error: "
-        + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
+        + JdbcUrls.redact(pool.url()) + " within " + config.connectionTimeoutMs() + " ms (" + state
+        + "; last driver error: " + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
   }
 
   /** The primary of a shard as failure messages name it: {@code primary host:port}. */

@@ -1,26 +1,66 @@
 package io.shardwise.hibernate.internal;
 
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
+import io.shardwise.hibernate.routing.ShardingStrategies;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Shardwise's settings, read once from the Hibernate configuration and validated before anything
- * connects. Every message names the persistence unit and the property at fault. Immutable.
+ * Shardwise's settings: every {@code shardwise.*} key of a persistence unit read, checked and typed
+ * in one pass when the session factory is built, before anything connects. One exception lists
+ * every problem and names the persistence unit; a key Shardwise does not know is a problem too,
+ * with the nearest known key as a suggestion. Components take the typed values from here and read
+ * no property themselves. Immutable.
  */
 public final class ShardwiseConfig {
 
   /** What to do with the schema on every shard at startup. */
   public enum SchemaAction { NONE, CREATE, UPDATE, VALIDATE }
+
+  /**
+   * Cross-shard transactions and sagas ({@code shardwise.tx.*}, {@code shardwise.saga.*}).
+   *
+   * @param enabled whether a runtime with a control database starts the coordinator
+   * @param recoveryIntervalMs how often recovery runs
+   * @param inDoubtGraceMs how long a live coordinator's prepared transaction is left alone
+   * @param logPoolSize connections of the decision-log pool
+   * @param sagaMaxAttempts attempts of a saga step before the saga compensates
+   * @param sagaBackoffMs first backoff between saga step attempts
+   */
+  public record Transactions(boolean enabled, long recoveryIntervalMs, long inDoubtGraceMs, int logPoolSize,
+      int sagaMaxAttempts, long sagaBackoffMs) {}
+
+  /**
+   * The scatter-gather fan-out ({@code shardwise.scatter.*}).
+   *
+   * @param threads the configured thread count, or 0 to size the pool by the shard count
+   */
+  public record Scatter(int threads) {
+    /** The pool size for {@code shardCount} shards: the configured count, else twice the shards within 4..64. */
+    public int threadsFor(int shardCount) {
+      return threads > 0 ? threads : Math.min(64, Math.max(4, 2 * shardCount));
+    }
+  }
+
+  /** Keys Shardwise reads under {@code shardwise.shard.<id>.}. */
+  private static final List<String> SHARD_ATTRIBUTES = List.of("url", "replicas", "weight", "state");
+
+  /** Every fixed key. Per-shard, range and directory keys are patterns, matched in {@link #isKnown}. */
+  private static final Set<String> KNOWN_KEYS = Set.copyOf(knownKeys());
+
+  /** Keys of other Shardwise modules that share the JVM's system properties (Hibernate copies those in). */
+  private static final List<String> FOREIGN_PREFIXES = List.of("shardwise.testkit.");
 
   private final String unitName;
   private final ShardMap staticMap;
@@ -29,9 +69,10 @@ public final class ShardwiseConfig {
   private final String user;
   private final String password;
   private final int poolSize;
+  private final int poolMinIdle;
   private final long connectionTimeoutMs;
   private final SchemaAction schemaAction;
-  private final Map<String, String> shardwiseProperties;
+  private final ShardingStrategies.Settings strategy;
   private final boolean leastOutstanding;
   private final long replicaMaxLagMs;
   private final long replicaMaxLagBytes;
@@ -39,25 +80,32 @@ public final class ShardwiseConfig {
   private final long replicaConnectionTimeoutMs;
   private final byte[] rywSecret;
   private final long pinTtlMs;
+  private final Scatter scatter;
+  private final Transactions transactions;
+  private final SnowflakeSettings snowflake;
 
-  private ShardwiseConfig(Builder b) {
-    this.leastOutstanding = b.leastOutstanding;
-    this.replicaMaxLagMs = b.replicaMaxLagMs;
-    this.replicaMaxLagBytes = b.replicaMaxLagBytes;
-    this.replicaMonitorIntervalMs = b.replicaMonitorIntervalMs;
-    this.replicaConnectionTimeoutMs = b.replicaConnectionTimeoutMs;
-    this.rywSecret = b.rywSecret;
-    this.pinTtlMs = b.pinTtlMs;
-    this.unitName = b.unitName;
-    this.staticMap = b.staticMap;
-    this.controlUrl = b.controlUrl;
-    this.controlInitialize = b.controlInitialize;
-    this.user = b.user;
-    this.password = b.password;
-    this.poolSize = b.poolSize;
-    this.connectionTimeoutMs = b.connectionTimeoutMs;
-    this.schemaAction = b.schemaAction;
-    this.shardwiseProperties = Map.copyOf(b.shardwiseProperties);
+  private ShardwiseConfig(Parser p) {
+    this.unitName = p.unitName;
+    this.staticMap = p.staticMap;
+    this.controlUrl = p.controlUrl;
+    this.controlInitialize = p.controlInitialize;
+    this.user = p.user;
+    this.password = p.password;
+    this.poolSize = p.poolSize;
+    this.poolMinIdle = p.poolMinIdle;
+    this.connectionTimeoutMs = p.connectionTimeoutMs;
+    this.schemaAction = p.schemaAction;
+    this.strategy = p.strategy;
+    this.leastOutstanding = p.leastOutstanding;
+    this.replicaMaxLagMs = p.replicaMaxLagMs;
+    this.replicaMaxLagBytes = p.replicaMaxLagBytes;
+    this.replicaMonitorIntervalMs = p.replicaMonitorIntervalMs;
+    this.replicaConnectionTimeoutMs = p.replicaConnectionTimeoutMs;
+    this.rywSecret = p.rywSecret;
+    this.pinTtlMs = p.pinTtlMs;
+    this.scatter = p.scatter;
+    this.transactions = p.transactions;
+    this.snowflake = p.snowflake;
   }
 
   public String unitName() {
@@ -89,6 +137,11 @@ public final class ShardwiseConfig {
     return poolSize;
   }
 
+  /** Connections a pool keeps open while idle; 0 opens them on first use. */
+  public int poolMinIdle() {
+    return poolMinIdle;
+  }
+
   public long connectionTimeoutMs() {
     return connectionTimeoutMs;
   }
@@ -97,9 +150,9 @@ public final class ShardwiseConfig {
     return schemaAction;
   }
 
-  /** Every {@code shardwise.*} property as a string, for strategy factories. */
-  public Map<String, String> shardwiseProperties() {
-    return shardwiseProperties;
+  /** The routing strategy, checked; built over each version of the shard map. */
+  public ShardingStrategies.Settings strategy() {
+    return strategy;
   }
 
   public boolean leastOutstanding() {
@@ -131,176 +184,40 @@ public final class ShardwiseConfig {
     return pinTtlMs;
   }
 
-  /** Reads and validates; throws one exception listing every problem. */
+  public Scatter scatter() {
+    return scatter;
+  }
+
+  public Transactions transactions() {
+    return transactions;
+  }
+
+  /** Where {@code @SnowflakeId} generators get their worker id. */
+  public SnowflakeSettings snowflake() {
+    return snowflake;
+  }
+
+  /**
+   * Reads and checks every {@code shardwise.*} setting of {@code settings} (the session factory's
+   * settings, in which Hibernate includes the system properties).
+   *
+   * @throws ShardingConfigurationException listing every problem, naming the persistence unit
+   */
   public static ShardwiseConfig from(Map<String, Object> settings) {
-    Builder b = new Builder();
-    List<String> problems = new ArrayList<>();
-    b.unitName = firstNonBlank(settings, "hibernate.persistenceUnitName", "hibernate.session_factory_name");
-    if (b.unitName == null) {
-      b.unitName = "default";
+    Parser parser = new Parser(settings);
+    parser.parse();
+    if (!parser.problems.isEmpty()) {
+      throw new ShardingConfigurationException("Shardwise configuration of persistence unit '" + parser.unitName
+          + "' is invalid:\n  - " + String.join("\n  - ", parser.problems));
     }
-    for (Map.Entry<String, Object> e : settings.entrySet()) {
-      if (e.getKey().startsWith("shardwise.") && e.getValue() != null) {
-        b.shardwiseProperties.put(e.getKey(), e.getValue().toString().trim());
-      }
-    }
-    Map<String, String> p = b.shardwiseProperties;
-
-    b.user = firstNonBlank(settings, ShardwiseSettings.USER, "jakarta.persistence.jdbc.user",
-        "hibernate.connection.username", "hibernate.connection.user");
-    b.password = firstNonBlank(settings, ShardwiseSettings.PASSWORD, "jakarta.persistence.jdbc.password",
-        "hibernate.connection.password");
-    b.poolSize = intSetting(p, ShardwiseSettings.POOL_SIZE, 10, 1, 1000, problems);
-    b.connectionTimeoutMs = intSetting(p, ShardwiseSettings.CONNECTION_TIMEOUT, 5000, 250, 600_000, problems);
-    int buckets = intSetting(p, ShardwiseSettings.BUCKETS, ShardMap.DEFAULT_BUCKETS, 1, 1 << 20, problems);
-
-    String balance = p.getOrDefault(ShardwiseSettings.REPLICA_BALANCE, "round_robin").toLowerCase(Locale.ROOT);
-    if (!balance.equals("round_robin") && !balance.equals("least_outstanding")) {
-      problems.add(ShardwiseSettings.REPLICA_BALANCE + " = '" + balance + "' is not round_robin or least_outstanding");
-    }
-    b.leastOutstanding = balance.equals("least_outstanding");
-    b.replicaMaxLagMs = intSetting(p, ShardwiseSettings.REPLICA_MAX_LAG_MS, 5000, 1, 3_600_000, problems);
-    b.replicaMaxLagBytes = intSetting(p, ShardwiseSettings.REPLICA_MAX_LAG_BYTES, 64 << 20, 1, Integer.MAX_VALUE, problems);
-    b.replicaMonitorIntervalMs = intSetting(p, ShardwiseSettings.REPLICA_MONITOR_INTERVAL, 200, 10, 60_000, problems);
-    b.replicaConnectionTimeoutMs = intSetting(p, ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, 1000, 250, 60_000, problems);
-    b.pinTtlMs = intSetting(p, ShardwiseSettings.RYW_PIN_TTL, 60_000, 1000, 86_400_000, problems);
-    String secret = p.get(ShardwiseSettings.RYW_SECRET);
-    if (secret != null) {
-      if (secret.length() < 32) {
-        problems.add(ShardwiseSettings.RYW_SECRET + " is " + secret.length() + " characters; use at least 32 random"
-            + " characters (e.g. openssl rand -base64 32), the same on every instance");
-      }
-      b.rywSecret = secret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    }
-
-    String action = p.getOrDefault(ShardwiseSettings.SCHEMA_ACTION, "none").toLowerCase(Locale.ROOT);
-    switch (action) {
-      case "none" -> b.schemaAction = SchemaAction.NONE;
-      case "create", "drop-and-create" -> b.schemaAction = SchemaAction.CREATE;
-      case "update" -> b.schemaAction = SchemaAction.UPDATE;
-      case "validate" -> b.schemaAction = SchemaAction.VALIDATE;
-      default -> problems.add(ShardwiseSettings.SCHEMA_ACTION + " = '" + action
-          + "' is not one of none, create, drop-and-create, update, validate");
-    }
-    for (String hibernateAction : List.of("hibernate.hbm2ddl.auto", "jakarta.persistence.schema-generation.database.action")) {
-      Object value = settings.get(hibernateAction);
-      if (value != null && !value.toString().isBlank() && !value.toString().trim().equalsIgnoreCase("none")) {
-        problems.add(hibernateAction + " = '" + value + "' would reach only one shard (Hibernate's schema tools see"
-            + " one connection). Remove it and set " + ShardwiseSettings.SCHEMA_ACTION + " = " + value
-            + " to run it on every shard");
-      }
-    }
-
-    b.controlUrl = p.get(ShardwiseSettings.CONTROL_URL);
-    b.controlInitialize = Boolean.parseBoolean(p.getOrDefault(ShardwiseSettings.CONTROL_INITIALIZE, "false"));
-    b.staticMap = staticMap(p, buckets, problems);
-    if (b.staticMap == null && b.controlUrl == null && problems.isEmpty()) {
-      problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with " + ShardwiseSettings.SHARD_PREFIX
-          + "<id>.url for each) or " + ShardwiseSettings.CONTROL_URL + " to read the shard map from a control database");
-    }
-    if (b.controlInitialize && (b.controlUrl == null || b.staticMap == null)) {
-      problems.add(ShardwiseSettings.CONTROL_INITIALIZE + " = true needs both " + ShardwiseSettings.CONTROL_URL
-          + " and a static map (" + ShardwiseSettings.SHARDS + ") to initialise it from");
-    }
-    if (!problems.isEmpty()) {
-      throw new ShardingConfigurationException("Shardwise configuration of persistence unit '" + b.unitName
-          + "' is invalid:\n  - " + String.join("\n  - ", problems));
-    }
-    return new ShardwiseConfig(b);
+    return new ShardwiseConfig(parser);
   }
 
-  private static ShardMap staticMap(Map<String, String> p, int buckets, List<String> problems) {
-    String list = p.get(ShardwiseSettings.SHARDS);
-    if (list == null || list.isBlank()) {
-      List<String> stray = p.keySet().stream().filter(k -> k.startsWith(ShardwiseSettings.SHARD_PREFIX)).toList();
-      if (!stray.isEmpty()) {
-        problems.add(stray + " are set but " + ShardwiseSettings.SHARDS + " does not list the shard ids");
-      }
-      return null;
-    }
-    List<String> ids = Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-    List<ShardDescriptor> shards = new ArrayList<>();
-    for (String id : ids) {
-      String prefix = ShardwiseSettings.SHARD_PREFIX + id + ".";
-      String url = p.get(prefix + "url");
-      if (url == null || url.isBlank()) {
-        problems.add("shard '" + id + "' has no " + prefix + "url (the JDBC URL of its primary)");
-        continue;
-      }
-      if (!url.startsWith("jdbc:postgresql:")) {
-        problems.add(prefix + "url = '" + url + "' is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db)");
-      }
-      String replicas = p.getOrDefault(prefix + "replicas", "");
-      List<String> replicaUrls = Arrays.stream(replicas.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-      int weight = intSetting(p, prefix + "weight", 1, 1, 1_000_000, problems);
-      ShardState state = ShardState.ACTIVE;
-      String stateText = p.get(prefix + "state");
-      if (stateText != null) {
-        try {
-          state = ShardState.valueOf(stateText.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-          problems.add(prefix + "state = '" + stateText + "' is not one of " + Arrays.toString(ShardState.values()));
-        }
-      }
-      try {
-        shards.add(new ShardDescriptor(id, url, replicaUrls, weight, state));
-      } catch (IllegalArgumentException e) {
-        problems.add(e.getMessage());
-      }
-    }
-    Map<String, String> unknown = new TreeMap<>();
-    for (String key : p.keySet()) {
-      if (key.startsWith(ShardwiseSettings.SHARD_PREFIX)) {
-        String rest = key.substring(ShardwiseSettings.SHARD_PREFIX.length());
-        int dot = rest.lastIndexOf('.');
-        String id = dot > 0 ? rest.substring(0, dot) : rest;
-        if (!ids.contains(id)) {
-          unknown.put(key, id);
-        }
-      }
-    }
-    unknown.forEach((key, id) -> problems.add(key + " names shard '" + id + "', which " + ShardwiseSettings.SHARDS
-        + " = '" + list + "' does not list"));
-    if (!problems.isEmpty() || shards.isEmpty()) {
-      return null;
-    }
-    try {
-      return ShardMap.evenlyAssigned(1, shards, buckets);
-    } catch (IllegalArgumentException e) {
-      problems.add(e.getMessage());
-      return null;
-    }
-  }
-
-  private static int intSetting(Map<String, String> p, String key, int defaultValue, int min, int max,
-      List<String> problems) {
-    String text = p.get(key);
-    if (text == null || text.isBlank()) {
-      return defaultValue;
-    }
-    try {
-      int value = Integer.parseInt(text.trim());
-      if (value < min || value > max) {
-        problems.add(key + " = " + value + " is outside " + min + ".." + max);
-      }
-      return value;
-    } catch (NumberFormatException e) {
-      problems.add(key + " = '" + text + "' is not a whole number");
-      return defaultValue;
-    }
-  }
-
-  private static String firstNonBlank(Map<String, Object> settings, String... keys) {
-    for (String key : keys) {
-      Object value = settings.get(key);
-      if (value != null && !value.toString().isBlank()) {
-        return value.toString().trim();
-      }
-    }
-    return null;
-  }
-
-  private static final class Builder {
+  /** One pass over the settings; collects problems instead of stopping at the first. */
+  private static final class Parser {
+    final Map<String, Object> settings;
+    final Map<String, String> p = new TreeMap<>();
+    final List<String> problems = new ArrayList<>();
     String unitName;
     ShardMap staticMap;
     String controlUrl;
@@ -308,8 +225,10 @@ public final class ShardwiseConfig {
     String user;
     String password;
     int poolSize;
+    int poolMinIdle;
     long connectionTimeoutMs;
     SchemaAction schemaAction = SchemaAction.NONE;
+    ShardingStrategies.Settings strategy;
     boolean leastOutstanding;
     long replicaMaxLagMs;
     long replicaMaxLagBytes;
@@ -317,6 +236,337 @@ public final class ShardwiseConfig {
     long replicaConnectionTimeoutMs;
     byte[] rywSecret;
     long pinTtlMs;
-    final Map<String, String> shardwiseProperties = new LinkedHashMap<>();
+    Scatter scatter;
+    Transactions transactions;
+    SnowflakeSettings snowflake;
+
+    Parser(Map<String, Object> settings) {
+      this.settings = settings;
+    }
+
+    void parse() {
+      unitName = firstNonBlank("hibernate.persistenceUnitName", "hibernate.session_factory_name");
+      unitName = unitName == null ? "default" : unitName;
+      for (Map.Entry<String, Object> e : settings.entrySet()) {
+        if (e.getKey().startsWith("shardwise.") && e.getValue() != null
+            && FOREIGN_PREFIXES.stream().noneMatch(e.getKey()::startsWith)) {
+          p.put(e.getKey(), e.getValue().toString().trim());
+        }
+      }
+      rejectUnknownKeys();
+
+      user = firstNonBlank(ShardwiseSettings.USER, "jakarta.persistence.jdbc.user", "hibernate.connection.username",
+          "hibernate.connection.user");
+      password = firstNonBlank(ShardwiseSettings.PASSWORD, "jakarta.persistence.jdbc.password",
+          "hibernate.connection.password");
+      poolSize = intSetting(ShardwiseSettings.POOL_SIZE, 10, 1, 1000);
+      poolMinIdle = intSetting(ShardwiseSettings.POOL_MIN_IDLE, 0, 0, 1000);
+      if (poolMinIdle > poolSize) {
+        problems.add(ShardwiseSettings.POOL_MIN_IDLE + " = " + poolMinIdle + " is more than "
+            + ShardwiseSettings.POOL_SIZE + " = " + poolSize + "; a pool cannot keep more idle connections than it"
+            + " holds");
+      }
+      connectionTimeoutMs = intSetting(ShardwiseSettings.CONNECTION_TIMEOUT, 5000, 250, 600_000);
+      int buckets = intSetting(ShardwiseSettings.BUCKETS, ShardMap.DEFAULT_BUCKETS, 1, 1 << 20);
+
+      String balance = p.getOrDefault(ShardwiseSettings.REPLICA_BALANCE, "round_robin").toLowerCase(Locale.ROOT);
+      if (!balance.equals("round_robin") && !balance.equals("least_outstanding")) {
+        problems.add(ShardwiseSettings.REPLICA_BALANCE + " = '" + balance
+            + "' is not round_robin or least_outstanding");
+      }
+      leastOutstanding = balance.equals("least_outstanding");
+      replicaMaxLagMs = intSetting(ShardwiseSettings.REPLICA_MAX_LAG_MS, 5000, 1, 3_600_000);
+      replicaMaxLagBytes = intSetting(ShardwiseSettings.REPLICA_MAX_LAG_BYTES, 64 << 20, 1, Integer.MAX_VALUE);
+      replicaMonitorIntervalMs = intSetting(ShardwiseSettings.REPLICA_MONITOR_INTERVAL, 200, 10, 60_000);
+      replicaConnectionTimeoutMs = intSetting(ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, 1000, 250, 60_000);
+      pinTtlMs = intSetting(ShardwiseSettings.RYW_PIN_TTL, 60_000, 1000, 86_400_000);
+      String secret = p.get(ShardwiseSettings.RYW_SECRET);
+      if (secret != null) {
+        if (secret.length() < 32) {
+          problems.add(ShardwiseSettings.RYW_SECRET + " is " + secret.length() + " characters; use at least 32"
+              + " random characters (e.g. openssl rand -base64 32), the same on every instance");
+        }
+        rywSecret = secret.getBytes(StandardCharsets.UTF_8);
+      }
+
+      schemaAction();
+      scatter = new Scatter(intSetting(ShardwiseSettings.SCATTER_THREADS, 0, 1, 1024));
+      transactions = new Transactions(
+          booleanSetting(ShardwiseSettings.TX_ENABLED, true),
+          intSetting(ShardwiseSettings.TX_RECOVERY_INTERVAL, 10_000, 1, 86_400_000),
+          intSetting(ShardwiseSettings.TX_IN_DOUBT_GRACE, 60_000, 1, 604_800_000),
+          intSetting(ShardwiseSettings.TX_LOG_POOL_SIZE, 3, 1, 100),
+          intSetting(ShardwiseSettings.SAGA_MAX_ATTEMPTS, 5, 1, 1000),
+          intSetting(ShardwiseSettings.SAGA_BACKOFF, 50, 1, 3_600_000));
+      snowflake = SnowflakeSettings.parse(p::get, problems);
+      strategy = ShardingStrategies.parse(p, null, problems);
+
+      controlUrl = p.get(ShardwiseSettings.CONTROL_URL);
+      if (controlUrl != null && !controlUrl.startsWith("jdbc:postgresql:")) {
+        problems.add(ShardwiseSettings.CONTROL_URL + " = '" + JdbcUrls.redact(controlUrl)
+            + "' is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database)");
+      }
+      controlInitialize = booleanSetting(ShardwiseSettings.CONTROL_INITIALIZE, false);
+      staticMap = staticMap(buckets);
+      if (staticMap == null && controlUrl == null && problems.isEmpty()) {
+        problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
+            + ShardwiseSettings.SHARD_PREFIX + "<id>.url for each) or " + ShardwiseSettings.CONTROL_URL
+            + " to read the shard map from a control database");
+      }
+      if (controlInitialize && (controlUrl == null || staticMap == null)) {
+        problems.add(ShardwiseSettings.CONTROL_INITIALIZE + " = true needs both " + ShardwiseSettings.CONTROL_URL
+            + " and a static map (" + ShardwiseSettings.SHARDS + ") to initialise it from");
+      }
+      if (staticMap != null && strategy != null) {
+        try {
+          ShardingStrategies.build(strategy, staticMap);
+        } catch (IllegalArgumentException e) {
+          problems.add(e.getMessage());
+        }
+      }
+    }
+
+    private void schemaAction() {
+      String action = p.getOrDefault(ShardwiseSettings.SCHEMA_ACTION, "none").toLowerCase(Locale.ROOT);
+      switch (action) {
+        case "none" -> schemaAction = SchemaAction.NONE;
+        case "create", "drop-and-create" -> schemaAction = SchemaAction.CREATE;
+        case "update" -> schemaAction = SchemaAction.UPDATE;
+        case "validate" -> schemaAction = SchemaAction.VALIDATE;
+        default -> problems.add(ShardwiseSettings.SCHEMA_ACTION + " = '" + action
+            + "' is not one of none, create, drop-and-create, update, validate");
+      }
+      for (String hibernateAction : List.of("hibernate.hbm2ddl.auto",
+          "jakarta.persistence.schema-generation.database.action")) {
+        Object value = settings.get(hibernateAction);
+        if (value != null && !value.toString().isBlank() && !value.toString().trim().equalsIgnoreCase("none")) {
+          problems.add(hibernateAction + " = '" + value + "' would reach only one shard (Hibernate's schema tools"
+              + " see one connection). Remove it and set " + ShardwiseSettings.SCHEMA_ACTION + " = " + value
+              + " to run it on every shard");
+        }
+      }
+    }
+
+    private ShardMap staticMap(int buckets) {
+      String list = p.get(ShardwiseSettings.SHARDS);
+      if (list == null || list.isBlank()) {
+        List<String> stray = p.keySet().stream().filter(k -> k.startsWith(ShardwiseSettings.SHARD_PREFIX)).toList();
+        if (!stray.isEmpty()) {
+          problems.add(stray + " are set but " + ShardwiseSettings.SHARDS + " does not list the shard ids");
+        }
+        return null;
+      }
+      int before = problems.size();
+      List<String> ids = Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+      List<ShardDescriptor> shards = new ArrayList<>();
+      for (String id : ids) {
+        String prefix = ShardwiseSettings.SHARD_PREFIX + id + ".";
+        String url = p.get(prefix + "url");
+        if (url == null || url.isBlank()) {
+          problems.add("shard '" + id + "' has no " + prefix + "url (the JDBC URL of its primary)");
+          continue;
+        }
+        if (!url.startsWith("jdbc:postgresql:")) {
+          problems.add(prefix + "url = '" + JdbcUrls.redact(url)
+              + "' is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db)");
+        }
+        String replicas = p.getOrDefault(prefix + "replicas", "");
+        List<String> replicaUrls = Arrays.stream(replicas.split(",")).map(String::trim).filter(s -> !s.isEmpty())
+            .toList();
+        for (String replicaUrl : replicaUrls) {
+          if (!replicaUrl.startsWith("jdbc:postgresql:")) {
+            problems.add(prefix + "replicas lists '" + JdbcUrls.redact(replicaUrl)
+                + "', which is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db)");
+          }
+        }
+        int weight = intSetting(prefix + "weight", 1, 1, 1_000_000);
+        ShardState state = ShardState.ACTIVE;
+        String stateText = p.get(prefix + "state");
+        if (stateText != null) {
+          try {
+            state = ShardState.valueOf(stateText.toUpperCase(Locale.ROOT));
+          } catch (IllegalArgumentException e) {
+            problems.add(prefix + "state = '" + stateText + "' is not one of " + Arrays.toString(ShardState.values()));
+          }
+        }
+        try {
+          shards.add(new ShardDescriptor(id, url, replicaUrls, weight, state));
+        } catch (IllegalArgumentException e) {
+          problems.add(e.getMessage());
+        }
+      }
+      Map<String, String> unlisted = new TreeMap<>();
+      for (String key : p.keySet()) {
+        if (key.startsWith(ShardwiseSettings.SHARD_PREFIX)) {
+          String rest = key.substring(ShardwiseSettings.SHARD_PREFIX.length());
+          int dot = rest.lastIndexOf('.');
+          String id = dot > 0 ? rest.substring(0, dot) : rest;
+          if (!ids.contains(id)) {
+            unlisted.put(key, id);
+          }
+        }
+      }
+      unlisted.forEach((key, id) -> problems.add(key + " names shard '" + id + "', which " + ShardwiseSettings.SHARDS
+          + " = '" + list + "' does not list"));
+      if (problems.size() > before || shards.isEmpty()) {
+        return null;
+      }
+      try {
+        return ShardMap.evenlyAssigned(1, shards, buckets);
+      } catch (IllegalArgumentException e) {
+        problems.add(e.getMessage());
+        return null;
+      }
+    }
+
+    /** A key under shardwise. that no component reads is a typo until proven otherwise. */
+    private void rejectUnknownKeys() {
+      for (String key : p.keySet()) {
+        if (!isKnown(key)) {
+          String suggestion = suggestionFor(key);
+          problems.add(key + " is not a Shardwise setting" + (suggestion == null ? "" : "; did you mean "
+              + suggestion + "?") + " (docs/routing.md lists every setting)");
+        }
+      }
+    }
+
+    private int intSetting(String key, int defaultValue, int min, int max) {
+      String text = p.get(key);
+      if (text == null || text.isBlank()) {
+        return defaultValue;
+      }
+      try {
+        int value = Integer.parseInt(text.trim());
+        if (value < min || value > max) {
+          problems.add(key + " = " + value + " is outside " + min + ".." + max);
+        }
+        return value;
+      } catch (NumberFormatException e) {
+        problems.add(key + " = '" + text + "' is not a whole number");
+        return defaultValue;
+      }
+    }
+
+    private boolean booleanSetting(String key, boolean defaultValue) {
+      String text = p.get(key);
+      if (text == null || text.isBlank()) {
+        return defaultValue;
+      }
+      return switch (text.trim().toLowerCase(Locale.ROOT)) {
+        case "true" -> true;
+        case "false" -> false;
+        default -> {
+          problems.add(key + " = '" + text + "' is not true or false");
+          yield defaultValue;
+        }
+      };
+    }
+
+    private String firstNonBlank(String... keys) {
+      for (String key : keys) {
+        Object value = settings.get(key);
+        if (value != null && !value.toString().isBlank()) {
+          return value.toString().trim();
+        }
+      }
+      return null;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Known keys and did-you-mean
+  // ---------------------------------------------------------------------------------------------
+
+  private static List<String> knownKeys() {
+    List<String> keys = new ArrayList<>(List.of(
+        ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY,
+        ShardwiseSettings.RING_VNODES, ShardwiseSettings.FALLBACK, ShardwiseSettings.CONTROL_URL,
+        ShardwiseSettings.CONTROL_INITIALIZE, ShardwiseSettings.USER, ShardwiseSettings.PASSWORD,
+        ShardwiseSettings.POOL_SIZE, ShardwiseSettings.POOL_MIN_IDLE, ShardwiseSettings.CONNECTION_TIMEOUT,
+        ShardwiseSettings.SCHEMA_ACTION, ShardwiseSettings.REPLICA_BALANCE, ShardwiseSettings.REPLICA_MAX_LAG_MS,
+        ShardwiseSettings.REPLICA_MAX_LAG_BYTES, ShardwiseSettings.REPLICA_MONITOR_INTERVAL,
+        ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, ShardwiseSettings.RYW_SECRET, ShardwiseSettings.RYW_PIN_TTL,
+        ShardwiseSettings.TX_ENABLED, ShardwiseSettings.TX_RECOVERY_INTERVAL, ShardwiseSettings.TX_IN_DOUBT_GRACE,
+        ShardwiseSettings.TX_LOG_POOL_SIZE, ShardwiseSettings.SAGA_MAX_ATTEMPTS, ShardwiseSettings.SAGA_BACKOFF,
+        ShardwiseSettings.SCATTER_THREADS));
+    keys.addAll(SnowflakeSettings.KEYS);
+    return keys;
+  }
+
+  /**
+   * Whether Shardwise reads {@code key}: a fixed key, {@code shardwise.shard.<id>.url|replicas|weight|state},
+   * {@code shardwise.range.<shardId>} or {@code shardwise.directory.<key>}.
+   */
+  static boolean isKnown(String key) {
+    if (KNOWN_KEYS.contains(key)) {
+      return true;
+    }
+    for (String prefix : List.of(ShardwiseSettings.RANGE_PREFIX, ShardwiseSettings.DIRECTORY_PREFIX)) {
+      if (key.startsWith(prefix)) {
+        return key.length() > prefix.length();
+      }
+    }
+    if (key.startsWith(ShardwiseSettings.SHARD_PREFIX)) {
+      int dot = key.lastIndexOf('.');
+      return dot > ShardwiseSettings.SHARD_PREFIX.length() && SHARD_ATTRIBUTES.contains(key.substring(dot + 1));
+    }
+    return false;
+  }
+
+  /**
+   * The known key nearest to {@code key} by edit distance, if near enough to be a typo of it. Pattern
+   * keys are compared with their variable part taken from {@code key} itself, so that
+   * {@code shardwise.shard.s0.uri} suggests {@code shardwise.shard.s0.url} and
+   * {@code shardwise.ranges.s0} suggests {@code shardwise.range.s0}.
+   */
+  static String suggestionFor(String key) {
+    List<String> candidates = new ArrayList<>(KNOWN_KEYS);
+    String[] segments = key.split("\\.", 3);
+    if (segments.length == 3) {
+      String rest = segments[2];
+      candidates.add(ShardwiseSettings.RANGE_PREFIX + rest);
+      candidates.add(ShardwiseSettings.DIRECTORY_PREFIX + rest);
+      int dot = rest.lastIndexOf('.');
+      String id = dot > 0 ? rest.substring(0, dot) : rest;
+      for (String attribute : SHARD_ATTRIBUTES) {
+        candidates.add(ShardwiseSettings.SHARD_PREFIX + id + "." + attribute);
+      }
+    }
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String candidate : candidates) {
+      int distance = editDistance(key, candidate);
+      if (distance < bestDistance || distance == bestDistance && candidate.compareTo(best) < 0) {
+        best = candidate;
+        bestDistance = distance;
+      }
+    }
+    if (bestDistance > 0 && bestDistance <= Math.max(2, key.length() / 6)) {
+      return best;
+    }
+    // not a typo but the wrong family, e.g. shardwise.transactions.log_pool_size: the one key with that last word
+    String lastWord = key.substring(key.lastIndexOf('.') + 1);
+    List<String> sameLastWord = KNOWN_KEYS.stream().filter(k -> k.endsWith("." + lastWord)).toList();
+    return sameLastWord.size() == 1 ? sameLastWord.get(0) : null;
+  }
+
+  /** Levenshtein distance: insertions, deletions and substitutions of one character each cost 1. */
+  static int editDistance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
   }
 }

@@ -1,6 +1,8 @@
 package io.shardwise.hibernate.routing;
 
+import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.LockedDdl;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -53,10 +55,6 @@ public final class ControlDatabase {
   /** The channel of the notification sent on every change; its payload is the new version. */
   public static final String CHANNEL = "shardwise_shard_map";
 
-  private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
-  /** Serializes concurrent {@link #createSchema()} calls ("Shardwis" in ASCII). */
-  private static final long SCHEMA_LOCK = 0x5368617264776973L;
-
   private static final String[] SCHEMA = {
       "CREATE SCHEMA IF NOT EXISTS shardwise",
       """
@@ -99,7 +97,7 @@ public final class ControlDatabase {
     this.password = password;
   }
 
-  /** The URL without query parameters (which may hold a password), for messages and logs. */
+  /** The URL with its credentials masked, for messages and logs. */
   public String displayUrl() {
     return JdbcUrls.redact(jdbcUrl);
   }
@@ -111,12 +109,7 @@ public final class ControlDatabase {
   /** Creates the {@code shardwise} schema and its tables unless they exist; safe to call every start. */
   public void createSchema() {
     inTransaction("create the shardwise schema", c -> {
-      try (Statement s = c.createStatement()) {
-        s.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK + ")");
-        for (String ddl : SCHEMA) {
-          s.execute(ddl);
-        }
-      }
+      LockedDdl.runInTransaction(c, "shardwise.shard_map", SCHEMA);
       return null;
     });
   }
@@ -294,21 +287,10 @@ public final class ControlDatabase {
 
   /** Opens a connection; {@code extra} properties (timeouts) are added to the credentials. */
   Connection connect(String applicationName, Properties extra) throws SQLException {
-    Properties props = new Properties();
-    props.putAll(extra);
-    if (user != null) {
-      props.setProperty("user", user);
-    }
-    if (password != null) {
-      props.setProperty("password", password);
-    }
-    props.setProperty("ApplicationName", applicationName);
-    props.putIfAbsent("connectTimeout", "10");
-    Connection c = DRIVER.connect(jdbcUrl, props);
-    if (c == null) {
-      throw new SQLException("The PostgreSQL driver does not accept the URL " + displayUrl());
-    }
-    return c;
+    Properties options = new Properties();
+    options.putAll(extra);
+    options.putIfAbsent("connectTimeout", "10");
+    return DriverConnections.open(jdbcUrl, user, password, applicationName, options);
   }
 
   /** The whole map in one REPEATABLE READ snapshot, or null if none is stored; leaves autocommit on. */

@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.routing;
 
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import java.util.List;
 
 /**
@@ -21,6 +22,13 @@ public record ShardDescriptor(String id, String primaryUrl, List<String> replica
     }
     state = state == null ? ShardState.ACTIVE : state;
     id = id.intern();
+  }
+
+  /** The URLs with their credentials masked: a descriptor may end up in a message or a log line. */
+  @Override
+  public String toString() {
+    return "ShardDescriptor[id=" + id + ", primaryUrl=" + JdbcUrls.redact(primaryUrl) + ", replicaUrls="
+        + replicaUrls.stream().map(JdbcUrls::redact).toList() + ", weight=" + weight + ", state=" + state + "]";
   }
 
   public static ShardDescriptor of(String id, String primaryUrl, String... replicaUrls) {

@@ -1,10 +1,12 @@
 package io.shardwise.hibernate.routing;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -35,6 +37,11 @@ import java.util.UUID;
  * <p>Shard ids must be shards of the {@link ShardMap}. Directory keys are typed by the entity's
  * {@link ShardKeyType} when given; otherwise an integer literal is an integral key, a UUID literal
  * a UUID and anything else a String.
+ *
+ * <p>Reading the properties and building the strategy are two steps: {@link #parse} checks
+ * everything that does not depend on the shard map (once, when the session factory is built) and
+ * gives typed {@link Settings}; {@link #build} turns them into a strategy over a map (again for
+ * every new version of the map).
  */
 public final class ShardingStrategies {
   public static final String STRATEGY = "shardwise.strategy";
@@ -42,6 +49,31 @@ public final class ShardingStrategies {
   public static final String RANGE_PREFIX = "shardwise.range.";
   public static final String DIRECTORY_PREFIX = "shardwise.directory.";
   public static final String FALLBACK = "shardwise.fallback";
+
+  /** The strategies {@value #STRATEGY} names. */
+  public enum Kind { BUCKET, RING, RANGE, DIRECTORY }
+
+  /**
+   * The strategy properties, parsed and checked as far as they can be without a shard map.
+   *
+   * @param kind the strategy
+   * @param vnodesPerWeight ring points per unit of shard weight (ring, and a directory's ring fallback)
+   * @param ranges the key ranges of a range strategy, tiling one interval (empty otherwise)
+   * @param directory the listed keys of a directory strategy, key to shard id (empty otherwise)
+   * @param fallback a directory's strategy for unlisted keys: {@code BUCKET}, {@code RING}, or null
+   *     to reject them
+   */
+  public record Settings(Kind kind, int vnodesPerWeight, List<RangeStrategy.Range> ranges,
+      Map<Object, String> directory, Kind fallback) {
+    /** Bucket routing, which is what no strategy property at all means. */
+    public static final Settings DEFAULT = new Settings(Kind.BUCKET, ConsistentHashRing.DEFAULT_VNODES_PER_WEIGHT,
+        List.of(), Map.of(), null);
+
+    public Settings {
+      ranges = List.copyOf(ranges);
+      directory = Collections.unmodifiableMap(new LinkedHashMap<>(directory));
+    }
+  }
 
   private ShardingStrategies() {
   }
@@ -52,81 +84,151 @@ public final class ShardingStrategies {
   }
 
   /**
-   * The strategy the properties describe, over the shards of {@code map}.
+   * The strategy the properties describe, over the shards of {@code map}: {@link #parse} then
+   * {@link #build}.
    *
    * @param keyType the type of the shard key, used to read directory keys; {@code null} to infer it
    * @throws IllegalArgumentException naming the property at fault and the fix
    */
   public static ShardingStrategy fromProperties(Map<String, String> props, ShardMap map, ShardKeyType keyType) {
-    String kind = props.getOrDefault(STRATEGY, "bucket").trim().toLowerCase(Locale.ROOT);
-    Map<String, String> ranges = withPrefix(props, RANGE_PREFIX);
-    Map<String, String> directory = withPrefix(props, DIRECTORY_PREFIX);
-    String fallback = props.getOrDefault(FALLBACK, "none").trim().toLowerCase(Locale.ROOT);
-    boolean usesRing = kind.equals("ring") || kind.equals("directory") && fallback.equals("ring");
+    List<String> problems = new ArrayList<>();
+    Settings settings = parse(props, keyType, problems);
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(String.join("; ", problems));
+    }
+    return build(settings, map);
+  }
+
+  /**
+   * Reads the strategy properties among {@code props} (other keys are ignored) and checks them
+   * without a shard map: the strategy's name, properties that belong to another strategy, ring
+   * points, range syntax and tiling, directory keys. Adds one line per problem to {@code problems}.
+   *
+   * @param keyType the type of the shard key, used to read directory keys; {@code null} to infer it
+   * @return the settings, or null when a problem was found
+   */
+  public static Settings parse(Map<String, String> props, ShardKeyType keyType, List<String> problems) {
+    int before = problems.size();
+    String kindText = props.getOrDefault(STRATEGY, "bucket").trim().toLowerCase(Locale.ROOT);
+    Kind kind = switch (kindText) {
+      case "bucket" -> Kind.BUCKET;
+      case "ring" -> Kind.RING;
+      case "range" -> Kind.RANGE;
+      case "directory" -> Kind.DIRECTORY;
+      default -> {
+        problems.add(STRATEGY + "='" + props.get(STRATEGY) + "' is not a strategy; use bucket, ring, range or directory");
+        yield null;
+      }
+    };
+    Map<String, String> rangeEntries = withPrefix(props, RANGE_PREFIX);
+    Map<String, String> directoryEntries = withPrefix(props, DIRECTORY_PREFIX);
+    String fallbackText = props.getOrDefault(FALLBACK, "none").trim().toLowerCase(Locale.ROOT);
+    Kind fallback = switch (fallbackText) {
+      case "none" -> null;
+      case "bucket" -> Kind.BUCKET;
+      case "ring" -> Kind.RING;
+      default -> {
+        if (kind == Kind.DIRECTORY) {
+          problems.add(FALLBACK + "='" + props.get(FALLBACK) + "' is not a fallback; use none, bucket or ring");
+        }
+        yield null;
+      }
+    };
+    if (kind == null) {
+      return null;
+    }
+    boolean usesRing = kind == Kind.RING || kind == Kind.DIRECTORY && fallback == Kind.RING;
     if (!usesRing && props.containsKey(RING_VNODES)) {
-      throw misplaced(RING_VNODES, kind);
+      problems.add(misplaced(RING_VNODES, kindText));
     }
-    if (!kind.equals("range") && !ranges.isEmpty()) {
-      throw misplaced(RANGE_PREFIX + ranges.keySet().iterator().next(), kind);
+    if (kind != Kind.RANGE && !rangeEntries.isEmpty()) {
+      problems.add(misplaced(RANGE_PREFIX + rangeEntries.keySet().iterator().next(), kindText));
     }
-    if (!kind.equals("directory") && !directory.isEmpty()) {
-      throw misplaced(DIRECTORY_PREFIX + directory.keySet().iterator().next(), kind);
+    if (kind != Kind.DIRECTORY && !directoryEntries.isEmpty()) {
+      problems.add(misplaced(DIRECTORY_PREFIX + directoryEntries.keySet().iterator().next(), kindText));
     }
-    if (!kind.equals("directory") && props.containsKey(FALLBACK)) {
-      throw misplaced(FALLBACK, kind);
+    if (kind != Kind.DIRECTORY && props.containsKey(FALLBACK)) {
+      problems.add(misplaced(FALLBACK, kindText));
     }
-    return switch (kind) {
-      case "bucket" -> new BucketStrategy(map);
-      case "ring" -> ring(props, map);
-      case "range" -> range(ranges, map);
-      case "directory" -> directory(directory, map, keyType, switch (fallback) {
-        case "none" -> null;
-        case "bucket" -> new BucketStrategy(map);
-        case "ring" -> ring(props, map);
-        default -> throw new IllegalArgumentException(FALLBACK + "='" + props.get(FALLBACK)
-            + "' is not a fallback; use none, bucket or ring");
-      });
-      default -> throw new IllegalArgumentException(STRATEGY + "='" + props.get(STRATEGY)
-          + "' is not a strategy; use bucket, ring, range or directory");
+    int vnodes = usesRing ? vnodes(props.get(RING_VNODES), problems) : ConsistentHashRing.DEFAULT_VNODES_PER_WEIGHT;
+    List<RangeStrategy.Range> ranges = kind == Kind.RANGE ? ranges(rangeEntries, problems) : List.of();
+    Map<Object, String> directory = kind == Kind.DIRECTORY
+        ? directory(directoryEntries, keyType, fallback, problems) : Map.of();
+    return problems.size() > before ? null : new Settings(kind, vnodes, ranges, directory, fallback);
+  }
+
+  /**
+   * The strategy {@code settings} describe over the shards of {@code map}.
+   *
+   * @throws IllegalArgumentException when a range or directory entry names a shard the map does not have
+   */
+  public static ShardingStrategy build(Settings settings, ShardMap map) {
+    return switch (settings.kind()) {
+      case BUCKET -> new BucketStrategy(map);
+      case RING -> new ConsistentHashRing(map.shards().values(), settings.vnodesPerWeight());
+      case RANGE -> {
+        List<RangeStrategy.Range> ranges = new ArrayList<>();
+        for (RangeStrategy.Range r : settings.ranges()) {
+          String shard = knownShard(RANGE_PREFIX + r.shardId(), r.shardId(), map);
+          ranges.add(new RangeStrategy.Range(r.lower(), r.upper(), r.unboundedAbove(), shard));
+        }
+        yield new RangeStrategy(ranges);
+      }
+      case DIRECTORY -> {
+        Map<Object, String> directory = new LinkedHashMap<>();
+        settings.directory().forEach((key, shard) -> directory.put(key,
+            knownShard(DIRECTORY_PREFIX + key, shard, map)));
+        ShardingStrategy fallback = settings.fallback() == null ? null
+            : build(new Settings(settings.fallback(), settings.vnodesPerWeight(), List.of(), Map.of(), null), map);
+        yield new DirectoryStrategy(directory, fallback);
+      }
     };
   }
 
-  private static ConsistentHashRing ring(Map<String, String> props, ShardMap map) {
-    String value = props.get(RING_VNODES);
-    int vnodes = ConsistentHashRing.DEFAULT_VNODES_PER_WEIGHT;
-    if (value != null) {
-      try {
-        vnodes = Integer.parseInt(value.trim());
-      } catch (NumberFormatException e) {
-        vnodes = -1;
-      }
-      if (vnodes < 1 || vnodes > 65_536) {
-        throw new IllegalArgumentException(RING_VNODES + "='" + value
-            + "' must be a whole number of virtual nodes per unit of weight from 1 to 65536; 256 is a good default");
-      }
+  private static int vnodes(String value, List<String> problems) {
+    if (value == null) {
+      return ConsistentHashRing.DEFAULT_VNODES_PER_WEIGHT;
     }
-    return new ConsistentHashRing(map.shards().values(), vnodes);
+    int vnodes;
+    try {
+      vnodes = Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      vnodes = -1;
+    }
+    if (vnodes < 1 || vnodes > 65_536) {
+      problems.add(RING_VNODES + "='" + value
+          + "' must be a whole number of virtual nodes per unit of weight from 1 to 65536; 256 is a good default");
+    }
+    return vnodes;
   }
 
-  private static RangeStrategy range(Map<String, String> entries, ShardMap map) {
+  private static List<RangeStrategy.Range> ranges(Map<String, String> entries, List<String> problems) {
     if (entries.isEmpty()) {
-      throw new IllegalArgumentException(STRATEGY + "=range needs at least one " + RANGE_PREFIX
-          + "<shardId>=lower..upper property");
+      problems.add(STRATEGY + "=range needs at least one " + RANGE_PREFIX + "<shardId>=lower..upper property");
+      return List.of();
     }
+    int before = problems.size();
     List<RangeStrategy.Range> ranges = new ArrayList<>();
     for (Map.Entry<String, String> e : entries.entrySet()) {
       String property = RANGE_PREFIX + e.getKey();
-      String shard = knownShard(property, e.getKey(), map);
       for (String part : e.getValue().split(",")) {
-        ranges.add(parseRange(property, e.getValue(), part.trim(), shard));
+        try {
+          ranges.add(parseRange(property, e.getValue(), part.trim(), e.getKey()));
+        } catch (IllegalArgumentException ex) {
+          problems.add(ex.getMessage());
+          break;
+        }
       }
     }
-    try {
-      return new RangeStrategy(ranges);
-    } catch (IllegalArgumentException ex) {
-      throw new IllegalArgumentException("The " + RANGE_PREFIX + "* properties do not tile the keys: "
-          + ex.getMessage(), ex);
+    if (problems.size() > before) {
+      return List.of();
     }
+    try {
+      new RangeStrategy(ranges);
+    } catch (IllegalArgumentException ex) {
+      problems.add("The " + RANGE_PREFIX + "* properties do not tile the keys: " + ex.getMessage());
+    }
+    return ranges;
   }
 
   private static RangeStrategy.Range parseRange(String property, String value, String part, String shard) {
@@ -157,24 +259,35 @@ public final class ShardingStrategies {
         + " (e.g. 0..1000000, lower inclusive, upper exclusive)");
   }
 
-  private static DirectoryStrategy directory(Map<String, String> entries, ShardMap map, ShardKeyType keyType,
-      ShardingStrategy fallback) {
+  private static Map<Object, String> directory(Map<String, String> entries, ShardKeyType keyType, Kind fallback,
+      List<String> problems) {
     if (entries.isEmpty() && fallback == null) {
-      throw new IllegalArgumentException(STRATEGY + "=directory needs " + DIRECTORY_PREFIX
+      problems.add(STRATEGY + "=directory needs " + DIRECTORY_PREFIX
           + "<key>=<shardId> properties, or " + FALLBACK + "=bucket|ring for unlisted keys");
+      return Map.of();
     }
     Map<Object, String> directory = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : entries.entrySet()) {
       String property = DIRECTORY_PREFIX + e.getKey();
-      Object key = parseKey(property, e.getKey(), keyType);
-      String shard = knownShard(property, e.getValue().trim(), map);
+      Object key;
+      try {
+        key = parseKey(property, e.getKey(), keyType);
+      } catch (IllegalArgumentException ex) {
+        problems.add(ex.getMessage());
+        continue;
+      }
+      String shard = e.getValue().trim();
+      if (shard.isEmpty()) {
+        problems.add(property + " is empty; set it to the id of the shard that holds key " + key);
+        continue;
+      }
       String previous = directory.put(key, shard);
       if (previous != null && !previous.equals(shard)) {
-        throw new IllegalArgumentException(property + " maps key " + key + " to '" + shard
+        problems.add(property + " maps key " + key + " to '" + shard
             + "' but another property for the same key maps it to '" + previous + "'; keep one");
       }
     }
-    return new DirectoryStrategy(directory, fallback);
+    return directory;
   }
 
   private static Object parseKey(String property, String text, ShardKeyType keyType) {
@@ -210,13 +323,13 @@ public final class ShardingStrategies {
     return map.shard(shard).id();
   }
 
-  private static IllegalArgumentException misplaced(String property, String kind) {
-    return new IllegalArgumentException(property + " does not apply to " + STRATEGY + "=" + kind
-        + "; remove it or choose the strategy it belongs to");
+  private static String misplaced(String property, String kind) {
+    return property + " does not apply to " + STRATEGY + "=" + kind
+        + "; remove it or choose the strategy it belongs to";
   }
 
   private static Map<String, String> withPrefix(Map<String, String> props, String prefix) {
-    Map<String, String> out = new LinkedHashMap<>();
+    Map<String, String> out = new TreeMap<>();
     props.forEach((k, v) -> {
       if (k.startsWith(prefix) && k.length() > prefix.length()) {
         out.put(k.substring(prefix.length()), v == null ? "" : v);

@@ -14,7 +14,8 @@ import java.math.BigDecimal;
 @Table(name = "sale")
 @NamedQuery(name = "Sale.byRegion", query = "select s.region, count(s) from Sale s group by s.region order by 1")
 @NamedQuery(name = "Sale.ofMerchant", query = "from Sale s where s.merchantId = :merchant order by s.id")
-@ScatterGather(queries = "Sale.byRegion")
+@org.hibernate.annotations.NamedQuery(name = "Sale.pricedCount", query = "select count(s) from Sale s where s.price is not null")
+@ScatterGather(queries = {"Sale.byRegion", "Sale.pricedCount"})
 public class Sale {
   @Id
   private Long id;

@@ -154,6 +154,19 @@ class ScatterGatherPropertyTest {
   }
 
   @Test
+  void aHibernateNamedQueryMarkedForScatterRunsOnEveryShard(PostgresTopology pg) throws SQLException {
+    List<Long> counted = shards.scatter().createNamedQuery("Sale.pricedCount", Long.class).getResultList();
+    long onShards = 0;
+    for (int i = 0; i < 3; i++) {
+      onShards += ScatterFixture.count(pg.shard(i), "SELECT count(*) FROM sale WHERE price IS NOT NULL");
+    }
+    Long unshardedCount = unsharded.fromSession(
+        s -> s.createNamedSelectionQuery("Sale.pricedCount", Long.class).getSingleResult());
+    assertEquals(List.of(onShards), counted, "the sum of every shard's own count");
+    assertEquals(unshardedCount, counted.get(0));
+  }
+
+  @Test
   void shapesThatMergingCannotAnswerAreRefusedWithWhatToDo() {
     Map<String, String> refusals = new java.util.LinkedHashMap<>();
     refusals.put("select s.id from Sale s where s.amount > (select avg(x.amount) from Sale x)", "subquery");

@@ -1,5 +1,8 @@
 package io.shardwise.hibernate.globalindex.internal;
 
+import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
+
+
 import io.shardwise.annotations.GlobalIndex;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.ShardwiseException;
@@ -7,6 +10,7 @@ import io.shardwise.hibernate.globalindex.BackfillProgress;
 import io.shardwise.hibernate.globalindex.GlobalIndexUniqueException;
 import io.shardwise.hibernate.internal.PrimaryConnections;
 import io.shardwise.hibernate.internal.ShardSessions;
+import io.shardwise.hibernate.internal.jdbc.LockedDdl;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.query.QueryGuard;
@@ -16,7 +20,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -359,13 +362,10 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
   private <R> R sql(String shard, Index index, Work<R> work) {
     try (Connection c = primaries.primary(shard)) {
       if (tablesCreated.add(index.table() + "@" + shard)) {
-        try (Statement s = c.createStatement()) {
-          s.execute("CREATE TABLE IF NOT EXISTS " + index.table() + " (value text NOT NULL, shard_key text NOT NULL,"
-              + " entity_id text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),"
+        try {
+          LockedDdl.run(c, index.table(), "CREATE TABLE IF NOT EXISTS " + index.table() + " (value text NOT NULL,"
+              + " shard_key text NOT NULL, entity_id text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),"
               + " PRIMARY KEY (value, entity_id))");
-          if (!c.getAutoCommit()) {
-            c.commit();
-          }
         } catch (SQLException e) {
           tablesCreated.remove(index.table() + "@" + shard);
           throw e;
@@ -415,15 +415,5 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
     }
     throw new ShardingConfigurationException("A global index cannot store keys or ids of " + type.getName()
         + ": use a number, a string or a UUID");
-  }
-
-  private static int indexOf(EntityPersister persister, String attribute) {
-    String[] names = persister.getPropertyNames();
-    for (int i = 0; i < names.length; i++) {
-      if (names[i].equals(attribute)) {
-        return i;
-      }
-    }
-    throw new IllegalStateException(persister.getEntityName() + " has no persistent attribute " + attribute);
   }
 }

@@ -1,10 +1,9 @@
 package io.shardwise.hibernate.internal.query;
 
-import io.shardwise.annotations.ScatterGather;
 import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.internal.ScatterMarks;
 import io.shardwise.hibernate.internal.ShardingModel;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.query.NamedHqlQueryDefinition;
@@ -45,35 +44,21 @@ public final class QueryGuards {
     return translator instanceof GuardedHqlTranslator guarded ? guarded.guard() : null;
   }
 
-  /** The HQL of named queries declared on an entity that carries {@code @ScatterGather} for them. */
+  /** The HQL of the named queries that {@link ScatterMarks} allows to scatter. */
   private static Set<String> admittedNamedQueries(Metadata metadata) {
     Set<String> admitted = new HashSet<>();
     for (PersistentClass pc : metadata.getEntityBindings()) {
       Class<?> type = pc.getMappedClass();
-      ScatterGather scatter = type == null ? null : type.getAnnotation(ScatterGather.class);
-      if (scatter == null) {
+      if (type == null) {
         continue;
       }
-      List<String> names = List.of(scatter.queries());
-      for (String name : namedQueriesOf(type)) {
+      for (String name : ScatterMarks.namedQueriesOf(type)) {
         NamedHqlQueryDefinition<?> definition = metadata.getNamedHqlQueryMapping(name);
-        if (definition != null && (names.isEmpty() || names.contains(name))) {
+        if (definition != null && ScatterMarks.allowsScatter(type, name)) {
           admitted.add(definition.getHqlString());
         }
       }
     }
     return admitted;
-  }
-
-  private static List<String> namedQueriesOf(Class<?> type) {
-    List<String> names = new java.util.ArrayList<>();
-    for (jakarta.persistence.NamedQuery q : type.getAnnotationsByType(jakarta.persistence.NamedQuery.class)) {
-      names.add(q.name());
-    }
-    for (org.hibernate.annotations.NamedQuery q
-        : type.getAnnotationsByType(org.hibernate.annotations.NamedQuery.class)) {
-      names.add(q.name());
-    }
-    return names;
   }
 }

@@ -1,5 +1,7 @@
 package io.shardwise.hibernate.internal.wiring;
 
+import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
+
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
@@ -217,15 +219,5 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
     Class<?> type = entity instanceof HibernateProxy proxy ? proxy.getHibernateLazyInitializer().getPersistentClass()
         : entity.getClass();
     return current.byClass(type);
-  }
-
-  private static int indexOf(EntityPersister persister, String attribute) {
-    String[] names = persister.getPropertyNames();
-    for (int i = 0; i < names.length; i++) {
-      if (names[i].equals(attribute)) {
-        return i;
-      }
-    }
-    throw new IllegalStateException(persister.getEntityName() + " has no persistent attribute " + attribute);
   }
 }

@@ -70,7 +70,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.config = config;
     this.control = control;
     this.maps = maps;
-    this.router = Router.following(maps, map -> ShardingStrategies.fromProperties(config.shardwiseProperties(), map),
+    this.router = Router.following(maps, map -> ShardingStrategies.build(config.strategy(), map),
         config.unitName());
     this.pools = new ShardPools(config, router::map);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
@@ -181,8 +181,8 @@ public final class ShardwiseComponents implements AutoCloseable {
   /** The scatter-gather thread pool, started on first use so that session factories that never scatter pay nothing. */
   public synchronized ScatterExecutor scatterExecutor() {
     if (scatterExecutor == null) {
-      scatterExecutor = ScatterExecutor.forUnit(config.unitName(), config.shardwiseProperties(),
-          router.map().shards().size());
+      scatterExecutor = ScatterExecutor.forUnit(config.unitName(),
+          config.scatter().threadsFor(router.map().shards().size()));
     }
     return scatterExecutor;
   }

@@ -69,7 +69,7 @@ public final class ReadPath implements AutoCloseable {
       }
     }
     primaryReads.increment();
-    return ReadOnlyConnections.wrap(primaries.primary(map, shardId), null, shardId, entityOfTable);
+    return ReadOnlyConnection.wrap(primaries.primary(map, shardId), null, shardId, entityOfTable);
   }
 
   private Connection replicaConnection(List<ReplicaNode> nodes, long minLsn, long maxWaitMillis) {
@@ -95,7 +95,7 @@ public final class ReadPath implements AutoCloseable {
       release(chosen, c);
       return null;
     }
-    return ReadOnlyConnections.wrap(c, chosen, chosen.shardId, entityOfTable);
+    return ReadOnlyConnection.wrap(c, chosen, chosen.shardId, entityOfTable);
   }
 
   /** The monitor's view may be a few milliseconds old: ask the replica itself, waiting at most the bound. */
@@ -130,13 +130,13 @@ public final class ReadPath implements AutoCloseable {
 
   /** The server behind a connection from {@link #connection}, as failure messages name it. */
   public String nodeOf(String shardId, Connection connection) {
-    ReplicaNode replica = ReadOnlyConnections.replicaOf(connection);
+    ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
     return replica != null ? "replica " + JdbcUrls.hostPort(replica.url) : primaries.primaryNode(shardId);
   }
 
   /** Returns a connection from {@link #connection}; a replica's count of connections out goes down. */
   public void release(Connection connection) throws SQLException {
-    ReplicaNode replica = ReadOnlyConnections.replicaOf(connection);
+    ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
     if (replica != null) {
       replica.outstanding.decrementAndGet();
     }

@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.readwrite.internal;
 
+import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
@@ -11,7 +12,6 @@ import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +26,6 @@ import java.util.function.Supplier;
  */
 final class ReplicaMonitor implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("io.shardwise");
-  private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
 
   private final ShardwiseConfig config;
   private final ShardPools pools;
@@ -147,21 +146,9 @@ final class ReplicaMonitor implements AutoCloseable {
     if (c != null && !c.isClosed()) {
       return c;
     }
-    Properties props = new Properties();
-    if (config.user() != null) {
-      props.setProperty("user", config.user());
-    }
-    if (config.password() != null) {
-      props.setProperty("password", config.password());
-    }
     long timeout = Math.max(1, config.replicaConnectionTimeoutMs() / 1000);
-    props.setProperty("connectTimeout", Long.toString(timeout));
-    props.setProperty("socketTimeout", Long.toString(Math.max(2, timeout * 2)));
-    props.setProperty("ApplicationName", "shardwise-replica-monitor");
-    c = DRIVER.connect(replica.url, props);
-    if (c == null) {
-      throw new SQLException("not a PostgreSQL URL: " + JdbcUrls.redact(replica.url));
-    }
+    c = DriverConnections.open(replica.url, config.user(), config.password(), "shardwise-replica-monitor",
+        DriverConnections.timeouts(timeout, Math.max(2, timeout * 2)));
     connections.put(replica, c);
     return c;
   }

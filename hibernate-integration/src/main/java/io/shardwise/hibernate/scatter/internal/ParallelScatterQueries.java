@@ -3,9 +3,8 @@ package io.shardwise.hibernate.scatter.internal;
 import io.shardwise.hibernate.scatter.ScatterQueries;
 import io.shardwise.hibernate.scatter.ScatterQuery;
 import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
-import jakarta.persistence.NamedQuery;
+import io.shardwise.hibernate.internal.ScatterMarks;
 import jakarta.persistence.metamodel.EntityType;
-import java.util.Arrays;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.query.sqm.spi.NamedSqmQueryMemento;
 
@@ -40,12 +39,7 @@ public final class ParallelScatterQueries implements ScatterQueries {
   private static boolean allowed(SessionFactoryImplementor sf, String name) {
     for (EntityType<?> entity : sf.getJpaMetamodel().getEntities()) {
       Class<?> type = entity.getJavaType();
-      if (type == null) {
-        continue;
-      }
-      io.shardwise.annotations.ScatterGather marker = type.getAnnotation(io.shardwise.annotations.ScatterGather.class);
-      boolean declares = Arrays.stream(type.getAnnotationsByType(NamedQuery.class)).anyMatch(q -> q.name().equals(name));
-      if (declares && marker != null && (marker.queries().length == 0 || Arrays.asList(marker.queries()).contains(name))) {
+      if (type != null && ScatterMarks.allowsScatter(type, name)) {
         return true;
       }
     }

@@ -109,23 +109,10 @@ public final class ScatterExecutor implements AutoCloseable {
   }
 
   /** The setting that sizes the pool; default twice the shard count, at least 4, at most 64. */
-  public static final String SCATTER_THREADS = "shardwise.scatter.threads";
+  public static final String SCATTER_THREADS = io.shardwise.hibernate.ShardwiseSettings.SCATTER_THREADS;
 
-  /** A pool sized by {@value #SCATTER_THREADS}, with room in the queue for 16 shard tasks per thread. */
-  public static ScatterExecutor forUnit(String unitName, Map<String, String> settings, int shards) {
-    String raw = settings.get(SCATTER_THREADS);
-    int threads = Math.min(64, Math.max(4, 2 * shards));
-    if (raw != null) {
-      try {
-        threads = Integer.parseInt(raw);
-      } catch (NumberFormatException e) {
-        threads = -1;
-      }
-      if (threads < 1 || threads > 1024) {
-        throw new io.shardwise.hibernate.ShardingConfigurationException("Persistence unit '" + unitName + "': "
-            + SCATTER_THREADS + " = '" + raw + "' is not a thread count between 1 and 1024");
-      }
-    }
+  /** A pool of {@code threads} (checked and sized by the configuration), with a queue of 16 shard tasks per thread. */
+  public static ScatterExecutor forUnit(String unitName, int threads) {
     return new ScatterExecutor(unitName, threads, 16 * threads);
   }
 

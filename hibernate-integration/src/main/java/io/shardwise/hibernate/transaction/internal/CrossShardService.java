@@ -1,9 +1,9 @@
 package io.shardwise.hibernate.transaction.internal;
 
+import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.transaction.RecoveryReport;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,12 +17,6 @@ import java.util.concurrent.TimeUnit;
 public final class CrossShardService implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("io.shardwise.tx");
 
-  public static final String ENABLED = "shardwise.tx.enabled";
-  public static final String RECOVERY_INTERVAL = "shardwise.tx.recovery_interval_ms";
-  public static final String IN_DOUBT_GRACE = "shardwise.tx.in_doubt_grace_ms";
-  public static final String SAGA_MAX_ATTEMPTS = "shardwise.saga.max_attempts";
-  public static final String SAGA_BACKOFF = "shardwise.saga.backoff_ms";
-
   private final ShardwiseConfig config;
   private final TxLog log;
   private final String coordinatorId;
@@ -35,14 +29,14 @@ public final class CrossShardService implements AutoCloseable {
 
   private CrossShardService(ShardwiseConfig config, ShardAccess shardAccess) {
     this.config = config;
-    Map<String, String> props = config.shardwiseProperties();
-    this.recoveryIntervalMs = positive(props, RECOVERY_INTERVAL, 10_000);
-    this.graceMs = positive(props, IN_DOUBT_GRACE, 60_000);
+    ShardwiseConfig.Transactions settings = config.transactions();
+    this.recoveryIntervalMs = settings.recoveryIntervalMs();
+    this.graceMs = settings.inDoubtGraceMs();
     this.coordinatorId = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     this.log = new TxLog(config);
     this.twoPhase = new TwoPhaseCommit(shardAccess, log, coordinatorId, this);
-    this.sagas = new SagaRunner(shardAccess, log, coordinatorId, this, (int) positive(props, SAGA_MAX_ATTEMPTS, 5),
-        positive(props, SAGA_BACKOFF, 50));
+    this.sagas = new SagaRunner(shardAccess, log, coordinatorId, this, settings.sagaMaxAttempts(),
+        settings.sagaBackoffMs());
     this.daemon = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "shardwise-tx-recovery-" + config.unitName());
       t.setDaemon(true);
@@ -57,8 +51,7 @@ public final class CrossShardService implements AutoCloseable {
    * resolves what earlier coordinators left in doubt, and schedules that to repeat.
    */
   public static CrossShardService startIfConfigured(ShardwiseConfig config, ShardAccess shardAccess) {
-    if (config.controlUrl() == null
-        || "false".equalsIgnoreCase(config.shardwiseProperties().getOrDefault(ENABLED, "true"))) {
+    if (config.controlUrl() == null || !config.transactions().enabled()) {
       return null;
     }
     CrossShardService service = new CrossShardService(config, shardAccess);
@@ -86,7 +79,7 @@ public final class CrossShardService implements AutoCloseable {
           + ".controlDatabase(url, ...)) to a PostgreSQL database every application instance reaches.");
     }
     return new ShardingConfigurationException(what + " is switched off in persistence unit '" + unit + "' by "
-        + ENABLED + " = false; remove that setting to use it.");
+        + ShardwiseSettings.TX_ENABLED + " = false; remove that setting to use it.");
   }
 
   public TwoPhaseCommit twoPhase() {
@@ -145,22 +138,6 @@ public final class CrossShardService implements AutoCloseable {
       LOG.log(System.Logger.Level.WARNING, "Cross-shard recovery failed, will retry in " + recoveryIntervalMs + " ms: "
           + e.getMessage());
     }
-  }
-
-  private static long positive(Map<String, String> props, String key, long fallback) {
-    String value = props.get(key);
-    if (value == null) {
-      return fallback;
-    }
-    try {
-      long parsed = Long.parseLong(value.trim());
-      if (parsed > 0) {
-        return parsed;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
-    }
-    throw new ShardingConfigurationException(key + " must be a positive number; was '" + value + "'");
   }
 
   @Override

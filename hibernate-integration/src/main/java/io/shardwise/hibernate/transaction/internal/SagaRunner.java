@@ -4,11 +4,11 @@ import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.ShardwiseException;
 import io.shardwise.hibernate.transaction.SagaDefinition;
 import io.shardwise.hibernate.transaction.SagaOutcome;
+import io.shardwise.hibernate.internal.jdbc.LockedDdl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -255,18 +255,7 @@ public final class SagaRunner {
       return;
     }
     try (Connection c = shardAccess.primaryConnection(shardId)) {
-      c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
-        s.execute("SELECT pg_advisory_xact_lock(hashtext('shardwise.saga_applied'))");
-        s.execute("CREATE SCHEMA IF NOT EXISTS shardwise");
-        s.execute(MARKER_DDL);
-        c.commit();
-      } catch (SQLException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
+      LockedDdl.run(c, "shardwise.saga_applied", "CREATE SCHEMA IF NOT EXISTS shardwise", MARKER_DDL);
       markerTables.add(shardId);
     } catch (SQLException e) {
       throw new ShardwiseException("Could not create shardwise.saga_applied on shard '" + shardId + "': "

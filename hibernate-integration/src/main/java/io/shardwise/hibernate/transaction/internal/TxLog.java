@@ -1,7 +1,9 @@
 package io.shardwise.hibernate.transaction.internal;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.shardwise.hibernate.internal.ShardPools;
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.LockedDdl;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.routing.ControlDatabaseException;
@@ -32,9 +34,6 @@ import java.util.Set;
  * when {@link #decide} returns.
  */
 final class TxLog implements AutoCloseable {
-  /** Serializes concurrent creation of these tables ("SwTxLog!" in ASCII). */
-  private static final long DDL_LOCK = 0x537754784c6f6721L;
-
   private static final String[] DDL = {
       "CREATE SCHEMA IF NOT EXISTS shardwise",
       """
@@ -88,20 +87,8 @@ final class TxLog implements AutoCloseable {
 
   TxLog(ShardwiseConfig config) {
     this.displayUrl = JdbcUrls.redact(config.controlUrl());
-    HikariConfig hc = new HikariConfig();
-    hc.setPoolName("shardwise-txlog");
-    hc.setJdbcUrl(config.controlUrl());
-    if (config.user() != null) {
-      hc.setUsername(config.user());
-    }
-    if (config.password() != null) {
-      hc.setPassword(config.password());
-    }
-    hc.setMaximumPoolSize(3);
-    hc.setMinimumIdle(1);
-    hc.setConnectionTimeout(config.connectionTimeoutMs());
-    hc.setInitializationFailTimeout(-1);
-    this.pool = new HikariDataSource(hc);
+    this.pool = ShardPools.newPool(config, "shardwise-txlog", config.controlUrl(),
+        config.transactions().logPoolSize(), 1, config.connectionTimeoutMs(), false);
   }
 
   String displayUrl() {
@@ -110,19 +97,7 @@ final class TxLog implements AutoCloseable {
 
   void createTables() {
     run("create the transaction log tables", c -> {
-      c.setAutoCommit(false);
-      try (Statement s = c.createStatement()) {
-        s.execute("SELECT pg_advisory_xact_lock(" + DDL_LOCK + ")");
-        for (String ddl : DDL) {
-          s.execute(ddl);
-        }
-        c.commit();
-      } catch (SQLException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
+      LockedDdl.run(c, "shardwise.tx_log", DDL);
       return null;
     });
   }
