@@ -44,7 +44,8 @@ public final class QueryGuard {
   /** The comment {@link #scatterGather(String)} puts in front of a query. */
   public static final String SCATTER_GATHER_MARK = "/* shardwise:scatter-gather */ ";
 
-  private static final ThreadLocal<int[]> BYPASS = ThreadLocal.withInitial(() -> new int[1]);
+  /** The bypass depth of a thread inside {@link #bypass}; absent outside, so that asking costs no allocation. */
+  private static final ThreadLocal<int[]> BYPASS = new ThreadLocal<>();
   private static final int MAX_VERDICTS = 4096;
   private static final int QUOTED_LENGTH = 200;
   /** The verdict of a query that pins every sharded entity it names. */
@@ -84,6 +85,10 @@ public final class QueryGuard {
    */
   public static <T> T bypass(Supplier<T> work) {
     int[] depth = BYPASS.get();
+    if (depth == null) {
+      depth = new int[1];
+      BYPASS.set(depth);
+    }
     depth[0]++;
     try {
       return work.get();
@@ -123,11 +128,7 @@ public final class QueryGuard {
   /** Whether the current thread is inside {@link #bypass(Supplier)}. */
   public static boolean bypassed() {
     int[] depth = BYPASS.get();
-    if (depth[0] == 0) {
-      BYPASS.remove();
-      return false;
-    }
-    return true;
+    return depth != null && depth[0] > 0;
   }
 
   // --- the check --------------------------------------------------------------------------------
