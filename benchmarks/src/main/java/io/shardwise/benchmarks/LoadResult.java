@@ -1,8 +1,9 @@
 package io.shardwise.benchmarks;
 
 /** One measured cell of a workload: a system at a thread count. */
+/** @param cpuMicrosPerOp CPU time of the calling threads per measured operation: the client's cost of one lookup */
 record LoadResult(String subject, int threads, long operations, double seconds, double p50Micros, double p99Micros,
-    long errors, String firstError) {
+    long errors, String firstError, double cpuMicrosPerOp) {
 
   double opsPerSecond() {
     return seconds == 0 ? 0 : operations / seconds;

@@ -21,6 +21,8 @@ final class LoadRunner {
   private volatile int phase = WARMUP;
   private final LongAdder completed = new LongAdder();
   private final LongAdder errors = new LongAdder();
+  /** CPU time the workers spent in the measured interval, in nanoseconds (their threads only: the client's work). */
+  private final LongAdder measuredCpuNanos = new LongAdder();
   private volatile String firstError;
 
   private LoadRunner() {}
@@ -96,13 +98,19 @@ final class LoadRunner {
     }
     Arrays.sort(all);
     return new LoadResult(subject, threads, total, (stop - start) / 1e9, Workloads.percentile(all, 0.50) / 1e3,
-        Workloads.percentile(all, 0.99) / 1e3, errors.sum(), firstError);
+        Workloads.percentile(all, 0.99) / 1e3, errors.sum(), firstError,
+        total == 0 ? 0 : measuredCpuNanos.sum() / 1e3 / total);
   }
 
   private void work(int rows, LongFunction<Customer> lookup, Latencies latencies) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
+    java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+    long cpuAtMeasureStart = -1;
     int p;
     while ((p = phase) != STOP) {
+      if (p == MEASURE && cpuAtMeasureStart < 0) {
+        cpuAtMeasureStart = cpu.getCurrentThreadCpuTime();
+      }
       long id = random.nextLong(1, rows + 1L);
       long t0 = System.nanoTime();
       Customer found;
@@ -126,6 +134,9 @@ final class LoadRunner {
         latencies.add(t1 - t0);
         completed.increment();
       }
+    }
+    if (cpuAtMeasureStart >= 0) {
+      measuredCpuNanos.add(cpu.getCurrentThreadCpuTime() - cpuAtMeasureStart);
     }
   }
 

@@ -220,8 +220,8 @@ public final class PointLookupWorkload {
           LoadResult r = LoadRunner.run(e.getKey().key, threads, settings.warmup(), settings.duration(),
               settings.rows(), e.getValue());
           results.add(r);
-          System.out.printf("  -> %s, %d thread(s): %,.0f ops/s, p50 %.0f us, p99 %.0f us%s%n", e.getKey().label,
-              threads, r.opsPerSecond(), r.p50Micros(), r.p99Micros(),
+          System.out.printf("  -> %s, %d thread(s): %,.0f ops/s, p50 %.0f us, p99 %.0f us, client CPU %.1f us/op%s%n",
+              e.getKey().label, threads, r.opsPerSecond(), r.p50Micros(), r.p99Micros(), r.cpuMicrosPerOp(),
               r.errors() == 0 ? "" : ", " + r.errors() + " ERRORS (first: " + r.firstError() + ")");
         }
       }
@@ -469,8 +469,8 @@ public final class PointLookupWorkload {
           + " %d CPU(s) visible to the JVM, Java %s.%n%n", LocalDate.now(), settings.rows(), settings.shards(),
           settings.warmup().toSeconds(), settings.duration().toSeconds(), settings.pool(),
           Runtime.getRuntime().availableProcessors(), System.getProperty("java.version")));
-      sb.append("| threads | system | ops/s | p50 µs | p99 µs | × baseline ops/s | errors |\n");
-      sb.append("|---:|---|---:|---:|---:|---:|---:|\n");
+      sb.append("| threads | system | ops/s | p50 µs | p99 µs | × baseline ops/s | client CPU µs/op | errors |\n");
+      sb.append("|---:|---|---:|---:|---:|---:|---:|---:|\n");
       for (int threads : settings.threads()) {
         LoadResult base = results.stream().filter(r -> r.threads() == threads && r.subject().equals("baseline"))
             .findFirst().orElse(null);
@@ -480,8 +480,8 @@ public final class PointLookupWorkload {
           }
           String ratio = base == null || base.opsPerSecond() == 0 ? "–"
               : String.format("%.2f", r.opsPerSecond() / base.opsPerSecond());
-          sb.append(String.format("| %d | %s | %,.0f | %.0f | %.0f | %s | %d |%n", threads, r.subject(),
-              r.opsPerSecond(), r.p50Micros(), r.p99Micros(), ratio, r.errors()));
+          sb.append(String.format("| %d | %s | %,.0f | %.0f | %.0f | %s | %.1f | %d |%n", threads, r.subject(),
+              r.opsPerSecond(), r.p50Micros(), r.p99Micros(), ratio, r.cpuMicrosPerOp(), r.errors()));
         }
       }
       unavailable.forEach((subject, why) -> sb.append(String.format("%n%s was not measured: %s%n", subject.key, why)));

@@ -18,10 +18,12 @@ import io.shardwise.hibernate.scatter.internal.ScatterContext;
 import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import io.shardwise.hibernate.transaction.CrossShardAbortedException;
 import io.shardwise.hibernate.transaction.CrossShardTransaction;
+import io.shardwise.hibernate.transaction.CrossShardTransactions;
 import io.shardwise.hibernate.transaction.ReferenceTables;
 import io.shardwise.hibernate.transaction.Sagas;
 import io.shardwise.hibernate.transaction.TransactionInDoubtException;
 import io.shardwise.hibernate.transaction.internal.AtomicReferenceTables;
+import io.shardwise.hibernate.transaction.internal.LockingTransaction;
 import io.shardwise.hibernate.transaction.internal.LoggedSagas;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.Set;
@@ -161,10 +163,14 @@ public final class ShardedSessions {
   /**
    * Runs {@code work} over every shard it touches as one atomic transaction (two-phase commit): all
    * shards commit or none does. Needs a control database ({@code shardwise.control.url}) for the
-   * coordinators' heartbeats that recovery reads, and PostgreSQL 17 or later on every shard. See
-   * {@link CrossShardTransaction}.
+   * coordinators' heartbeats that recovery reads, and PostgreSQL 17 or later on every shard. Read the
+   * rows the work changes with {@link CrossShardTransaction#lock}. See {@link CrossShardTransaction},
+   * also for which exception means what.
    *
-   * @throws CrossShardAbortedException if it was rolled back everywhere
+   * @throws RuntimeException the work's own exception, unchanged, after every shard was rolled back
+   * @throws CrossShardAbortedException if a shard could not flush or prepare, the deciding shard
+   *     refused its commit, or recovery had ended the transaction: rolled back everywhere, the failure
+   *     is the cause
    * @throws TransactionInDoubtException if the deciding shard's commit could not be confirmed; recovery
    *     settles it
    * @throws ShardwiseException if, after the commit, a prepared shard is found finished against the
@@ -180,7 +186,13 @@ public final class ShardedSessions {
   /** The same as {@link #atomically}, returning a value. */
   public <R> R fromAtomically(java.util.function.Function<CrossShardTransaction, R> work) {
     return components.crossShard("A cross-shard transaction (atomically)").twoPhase()
-        .execute(shardId -> forShard(shardId).openSession(), work);
+        .execute(shardId -> forShard(shardId).openSession(),
+            tx -> work.apply(new LockingTransaction(tx, type -> components.model().byClass(type))));
+  }
+
+  /** The cross-shard transactions of this session factory: recovery on demand. */
+  public CrossShardTransactions transactions() {
+    return () -> components.crossShard("Cross-shard recovery").recoveryReport();
   }
 
   /** Sagas: steps with compensations, logged in the control database. */

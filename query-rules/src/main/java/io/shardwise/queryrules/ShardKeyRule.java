@@ -689,6 +689,10 @@ public final class ShardKeyRule {
       Source source = scope.byAlias(parts.get(0));
       return source != null && isKey(source, parts.get(1)) ? source : null;
     }
+    if (parts.size() == 3) {
+      Source source = scope.byAlias(parts.get(0));
+      return source != null && isKeyThroughAssociation(source, parts.get(1), parts.get(2)) ? source : null;
+    }
     if (parts.size() == 1 && scope.byAlias(parts.get(0)) == null) {
       Source found = null;
       for (Source source : scope.sources) {
@@ -706,6 +710,19 @@ public final class ShardKeyRule {
 
   private static boolean isKey(Source source, String attribute) {
     return source.sharded() && source.entity.shardKey().equals(attribute);
+  }
+
+  /**
+   * {@code alias.association.key}: the key of an entity the source reaches through an association
+   * inside its co-location group (an implicit join), which holds the source's own key value.
+   */
+  private static boolean isKeyThroughAssociation(Source source, String association, String attribute) {
+    if (!source.sharded()) {
+      return false;
+    }
+    Entity target = source.entity.associationTarget(association);
+    return target != null && attribute.equals(target.shardKey()) && source.entity.group() != null
+        && source.entity.group().equals(target.group());
   }
 
   private static ExpressionContext unwrap(ExpressionContext expression) {

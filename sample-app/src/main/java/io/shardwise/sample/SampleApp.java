@@ -222,8 +222,9 @@ public final class SampleApp {
     shards.forKey(1002L).inTransaction(s -> s.persist(new Wallet(1002, 10_000)));
 
     shards.atomically(tx -> {
-      tx.on(1001L, s -> s.find(Wallet.class, 1001L).withdraw(2_500));
-      tx.on(1002L, s -> s.find(Wallet.class, 1002L).deposit(2_500));
+      java.util.List<Wallet> wallets = tx.lock(Wallet.class, 1001L, 1002L); // read and lock, in one global order
+      wallets.get(0).withdraw(2_500);
+      wallets.get(1).deposit(2_500);
     });
     walk.say("2PC moved 25.00: %s (one shard prepared, the other committed: the decision, then the prepared one committed)", balances(shards));
 

@@ -1,10 +1,10 @@
 package io.shardwise.hibernate.internal;
 
-import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.shardwise.hibernate.ShardUnavailableException;
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
@@ -172,6 +172,14 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
         + JdbcUrls.redact(pool.url()) + " within " + config.connectionTimeoutMs() + " ms (" + state
         + "; last driver error: " + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
+  }
+
+  /** The primary of a shard as failure messages name it: {@code primary host:port}. */
+  public String primaryNode(String shardId) {
+    RetiringPool pool = pools.get(shardId);
+    ShardDescriptor shard = maps.get().shards().get(shardId);
+    String url = pool != null ? pool.url() : shard != null ? shard.primaryUrl() : null;
+    return url == null ? "primary (not in the shard map)" : "primary " + JdbcUrls.hostPort(url);
   }
 
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */

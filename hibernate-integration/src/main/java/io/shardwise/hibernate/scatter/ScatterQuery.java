@@ -15,10 +15,13 @@ import java.util.List;
  *       shard offset + limit rows: prefer {@link #after keyset pagination};</li>
  *   <li>count, sum, min, max: combined; avg: each shard returns sum and count, the merge divides;</li>
  *   <li>GROUP BY: partial groups re-aggregated by key, then ordered and cut;</li>
- *   <li>DISTINCT: duplicates across shards removed.</li>
+ *   <li>DISTINCT: duplicates across shards removed;</li>
+ *   <li>HAVING: evaluated over the merged groups (the shards return every partial group);</li>
+ *   <li>{@code count}, {@code sum} and {@code avg} of {@code distinct} values: each shard also
+ *       groups by the distinct argument, and the merge aggregates the union of the values.</li>
  * </ul>
- * Anything that per-shard answers cannot reproduce (subqueries, HAVING, window functions,
- * {@code count(distinct ...)}, set operations, ...) throws {@link UnsupportedScatterQueryException}
+ * Anything that per-shard answers cannot reproduce (subqueries, window functions, set
+ * operations, ...) throws {@link UnsupportedScatterQueryException}
  * before any SQL is sent.
  *
  * <p>Memory is bounded: the merge holds at most {@value ShardwiseSettings#SCATTER_MAX_ROWS} rows
@@ -63,6 +66,22 @@ public interface ScatterQuery<T> {
   ScatterQuery<T> after(Object... lastSortKey);
 
   List<T> getResultList();
+
+  /**
+   * The one row the query returns, such as a count:
+   * {@code shards.scatter().createQuery("select count(o) from PurchaseOrder o", Long.class).getSingleResult()}.
+   *
+   * @throws jakarta.persistence.NoResultException if it returns no row
+   * @throws jakarta.persistence.NonUniqueResultException if it returns more than one
+   */
+  T getSingleResult();
+
+  /**
+   * The one row the query returns, or null when it returns none.
+   *
+   * @throws jakarta.persistence.NonUniqueResultException if it returns more than one
+   */
+  T getSingleResultOrNull();
 
   /** Runs the query: the merged rows, the shards that were missing (PARTIAL), and timings. */
   ScatterResult<T> getResult();

@@ -2,6 +2,7 @@ package io.shardwise.hibernate.spi;
 
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
 import io.shardwise.hibernate.readwrite.internal.ReadPath;
 import java.sql.Connection;
@@ -52,15 +53,17 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
   }
 
   /**
-   * The shard's primary; for a session of {@link ShardContextResolver#NO_SHARD no shard}, a
-   * connection that serves reference tables only (see {@link #getReadOnlyConnection}).
+   * The shard's primary, wrapped so that a connection lost while a statement or a commit runs is a
+   * {@link io.shardwise.hibernate.ShardUnavailableException} naming the shard and the server; for a
+   * session of {@link ShardContextResolver#NO_SHARD no shard}, a connection that serves reference
+   * tables only (see {@link #getReadOnlyConnection}).
    */
   @Override
   public Connection getConnection(String shardId) {
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
-    return primaries.primary(shardId);
+    return ShardConnection.wrap(primaries.primary(shardId), shardId, () -> primaries.primaryNode(shardId));
   }
 
   @Override
@@ -82,12 +85,13 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
-    return reads.connection(shardId);
+    Connection connection = reads.connection(shardId);
+    return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection));
   }
 
   @Override
   public void releaseReadOnlyConnection(String shardId, Connection connection) throws SQLException {
-    reads.release(connection);
+    reads.release(ShardConnection.unwrapped(connection));
   }
 
   @Override

@@ -51,7 +51,8 @@ public final class ShardwiseIntegrator implements Integrator {
     }
     components.installModel(ShardingModel.build(metadata, components.config().unitName()));
     requireTokenSecretWhenPinning(components);
-    QueryGuards.install(translator, metadata, components.model(), components.config().unitName());
+    QueryGuards.install(translator, metadata, components.model(), components.keyValues(),
+        sessionFactory.getJdbcServices().getDialect(), components.config().unitName());
     if (!(sessionFactory.getSessionFactoryOptions().getCustomSqmTranslatorFactory()
         instanceof io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory)) {
       throw new ShardingConfigurationException("Persistence unit '" + components.config().unitName() + "' uses"

@@ -84,7 +84,7 @@ class ScatterGatherPropertyTest {
       assertEquals(expected, actual, "seed " + SEED + ", query " + i + ": " + c);
       withRows += expected.isEmpty() ? 0 : 1;
     }
-    assertTrue(withRows >= 100, "most generated queries return rows, so the comparison means something: " + withRows);
+    assertTrue(withRows >= 90, "most generated queries return rows, so the comparison means something: " + withRows);
   }
 
   @Test
@@ -170,9 +170,12 @@ class ScatterGatherPropertyTest {
   void shapesThatMergingCannotAnswerAreRefusedWithWhatToDo() {
     Map<String, String> refusals = new java.util.LinkedHashMap<>();
     refusals.put("select s.id from Sale s where s.amount > (select avg(x.amount) from Sale x)", "subquery");
-    refusals.put("select s.region, count(s) from Sale s group by s.region having count(s) > 3", "HAVING");
+    refusals.put("select s.region, count(s) from Sale s group by s.region having s.amount > 3",
+        "neither an aggregate nor a grouping key");
+    refusals.put("select s.region from Sale s group by s.region having count(s) > all (select 1 from Sale x)",
+        "subquery");
     refusals.put("select s.id, row_number() over (order by s.id) from Sale s", "window function");
-    refusals.put("select count(distinct s.region) from Sale s", "count(distinct ...)");
+    refusals.put("select count(distinct s) from Sale s", "over an entity");
     refusals.put("select s.id from Sale s union select s.id from Sale s", "set operation");
     refusals.put("select sum(s.amount) * 2 from Sale s", "inside an expression");
     refusals.put("select distinct s.region from Sale s order by s.status", "does not select");
@@ -187,6 +190,34 @@ class ScatterGatherPropertyTest {
       assertTrue(e.getMessage().contains(construct) && e.getMessage().contains("Instead:"),
           "message for [" + hql + "] names '" + construct + "' and a way out: " + e.getMessage());
     });
+  }
+
+  @Test
+  void havingAndDistinctAggregatesMatchOneDatabaseAndASingleResultReadsACount() {
+    Case counts = new Case("select s.region, count(distinct s.merchantId), avg(distinct s.amount) from Sale s"
+        + " group by s.region having count(distinct s.status) = 3 and sum(s.amount) > :floor order by s.region",
+        Map.of("floor", 500), -1, -1, true);
+    List<List<Object>> expected = canonical(unshardedRows(counts), true);
+    assertTrue(!expected.isEmpty(), "some regions pass the HAVING");
+    assertEquals(expected, canonical(scatterRows(counts), true));
+
+    long total = unsharded.fromSession(s -> s.createSelectionQuery("select count(s) from Sale s", Long.class)
+        .getSingleResult());
+    assertEquals(total, shards.scatter().createQuery("select count(s) from Sale s", Long.class).getSingleResult());
+    long merchants = unsharded.fromSession(s -> s.createSelectionQuery(
+        "select count(distinct s.merchantId) from Sale s", Long.class).getSingleResult());
+    assertEquals(merchants, shards.scatter().createQuery("select count(distinct s.merchantId) from Sale s",
+        Long.class).getSingleResult(), "each merchant on one shard, counted once");
+    long regions = shards.scatter().createQuery("select count(distinct s.region) from Sale s", Long.class)
+        .getSingleResult();
+    assertEquals(REGIONS.length, regions, "each region on every shard, still counted once");
+
+    String noGroup = "select count(s) from Sale s where s.region = 'north' group by s.region having count(s) > 1000000";
+    assertEquals(null, shards.scatter().createQuery(noGroup, Long.class).getSingleResultOrNull());
+    assertThrows(jakarta.persistence.NoResultException.class,
+        () -> shards.scatter().createQuery(noGroup, Long.class).getSingleResult());
+    assertThrows(jakarta.persistence.NonUniqueResultException.class, () -> shards.scatter().createQuery(
+        "select s.region from Sale s group by s.region", String.class).getSingleResultOrNull());
   }
 
   // ---- generation ----------------------------------------------------------------------------
@@ -209,7 +240,9 @@ class ScatterGatherPropertyTest {
     int max = r.nextInt(2) == 0 ? 1 + r.nextInt(25) : -1;
     String[] attributes = {"s.region", "s.status", "s.amount", "s.price"};
     String[] aggregates = {"count(s)", "count(s.amount)", "sum(s.amount)", "sum(s.price)", "min(s.amount)",
-        "max(s.price)", "avg(s.amount)", "avg(s.price)", "min(s.region)", "max(s.status)"};
+        "max(s.price)", "avg(s.amount)", "avg(s.price)", "min(s.region)", "max(s.status)",
+        "count(distinct s.region)", "count(distinct s.amount)", "avg(distinct s.amount)", "avg(distinct s.price)",
+        "sum(distinct s.amount)"};
     switch (r.nextInt(6)) {
       case 0, 1 -> { // plain rows, ORDER BY keys selected or not, ending with the id
         List<String> selected = new ArrayList<>(List.of("s.id"));
@@ -244,7 +277,8 @@ class ScatterGatherPropertyTest {
         List<String> aggs = pick(r, aggregates);
         boolean selectKeys = r.nextInt(4) != 0;
         String select = (selectKeys ? String.join(", ", keys) + ", " : "") + String.join(", ", aggs);
-        String hql = "select " + select + " from Sale s" + where + " group by " + String.join(", ", keys);
+        String hql = "select " + select + " from Sale s" + where + " group by " + String.join(", ", keys)
+            + (r.nextBoolean() ? " having " + having(r, params, keys) : "");
         if (!selectKeys) {
           return new Case(hql, params, -1, -1, false);
         }
@@ -255,6 +289,29 @@ class ScatterGatherPropertyTest {
         return new Case(hql + " order by " + order, params, first, max, true);
       }
     }
+  }
+
+  /** A HAVING condition over aggregates (selected or not), grouping keys, literals and parameters. */
+  private static String having(Random r, Map<String, Object> params, List<String> keys) {
+    List<String> conditions = new ArrayList<>(List.of(
+        "count(s) > :h",
+        "sum(s.amount) >= 900",
+        "count(distinct s.status) >= 3",
+        "min(s.amount) < 40 or max(s.price) > 95",
+        "not (avg(s.amount) between 200 and 300)",
+        "max(s.price) is not null and count(s.amount) > 2",
+        "avg(distinct s.amount) > :a"));
+    if (keys.contains("s.region")) {
+      conditions.add("s.region <> 'north' and count(s) >= 2");
+    }
+    String condition = conditions.get(r.nextInt(conditions.size()));
+    if (condition.contains(":h")) {
+      params.put("h", 1 + r.nextInt(12));
+    }
+    if (condition.contains(":a")) {
+      params.put("a", 150 + r.nextInt(200));
+    }
+    return condition;
   }
 
   private static String orderBy(Random r, String[] attributes) {
@@ -291,7 +348,13 @@ class ScatterGatherPropertyTest {
   private static List<Object[]> unshardedRows(Case c) {
     return unsharded.fromSession(s -> {
       SelectionQuery<Object[]> q = s.createSelectionQuery(c.hql(), Object[].class);
-      c.parameters().forEach(q::setParameter);
+      c.parameters().forEach((name, value) -> {
+        if (name.chars().allMatch(Character::isDigit)) {
+          q.setParameter(Integer.parseInt(name), value);
+        } else {
+          q.setParameter(name, value);
+        }
+      });
       if (c.first() >= 0) {
         q.setFirstResult(c.first());
       }
@@ -304,7 +367,13 @@ class ScatterGatherPropertyTest {
 
   private static List<Object[]> scatterRows(Case c) {
     ScatterQuery<Object[]> q = shards.scatter().createQuery(c.hql(), Object[].class);
-    c.parameters().forEach(q::setParameter);
+    c.parameters().forEach((name, value) -> {
+      if (name.chars().allMatch(Character::isDigit)) {
+        q.setParameter(Integer.parseInt(name), value);
+      } else {
+        q.setParameter(name, value);
+      }
+    });
     if (c.first() >= 0) {
       q.setFirstResult(c.first());
     }

@@ -25,8 +25,13 @@ import org.hibernate.sql.ast.tree.select.SelectStatement;
  * sent. A statement that came from a {@code CriteriaBuilder} ({@link SqmQuerySource#CRITERIA}) is
  * rendered as HQL ({@code toHqlString()}) and held to the same rule by the session factory's
  * {@link QueryGuard}, whose verdict is kept per rendered text; statements from HQL were judged when
- * their text was translated and pass untouched. The translation itself is delegated to the
- * dialect's factory, or to Hibernate's standard one.
+ * their text was translated and pass untouched.
+ *
+ * <p>For a sharded session factory the translation is Hibernate's standard one with the shard key
+ * pins made checkable at execution ({@link KeyPinTranslator}): every execution checks that the key
+ * values it binds belong to the session's shard. (Shardwise refuses to start a sharded unit whose
+ * dialect brings its own SQM translator.) Other session factories get the dialect's factory, or
+ * Hibernate's standard one.
  */
 public final class GuardedSqmTranslatorFactory implements SqmTranslatorFactory {
 
@@ -42,7 +47,11 @@ public final class GuardedSqmTranslatorFactory implements SqmTranslatorFactory {
       QueryOptions queryOptions, DomainParameterXref domainParameterXref, QueryParameterBindings parameterBindings,
       LoadQueryInfluencers loadQueryInfluencers, SqlAstCreationContext creationContext,
       boolean deduplicateSelectionItems) {
-    guard(statement, queryOptions, creationContext.getSessionFactory());
+    QueryGuard guard = guard(statement, queryOptions, creationContext.getSessionFactory());
+    if (guard != null) {
+      return new KeyPinTranslator<>(statement, queryOptions, domainParameterXref, parameterBindings,
+          loadQueryInfluencers, creationContext, deduplicateSelectionItems, guard.sharding(), guard.keyValues());
+    }
     return delegate(creationContext.getSessionFactory()).createSelectTranslator(statement, queryOptions,
         domainParameterXref, parameterBindings, loadQueryInfluencers, creationContext, deduplicateSelectionItems);
   }
@@ -51,19 +60,22 @@ public final class GuardedSqmTranslatorFactory implements SqmTranslatorFactory {
   public SqmTranslator<? extends MutationStatement> createMutationTranslator(SqmDmlStatement<?> statement,
       QueryOptions queryOptions, DomainParameterXref domainParameterXref, QueryParameterBindings parameterBindings,
       LoadQueryInfluencers loadQueryInfluencers, SqlAstCreationContext creationContext) {
-    guard(statement, queryOptions, creationContext.getSessionFactory());
+    QueryGuard guard = guard(statement, queryOptions, creationContext.getSessionFactory());
+    if (guard != null) {
+      return new KeyPinTranslator<>(statement, queryOptions, domainParameterXref, parameterBindings,
+          loadQueryInfluencers, creationContext, false, guard.sharding(), guard.keyValues());
+    }
     return delegate(creationContext.getSessionFactory()).createMutationTranslator(statement, queryOptions,
         domainParameterXref, parameterBindings, loadQueryInfluencers, creationContext);
   }
 
-  private static void guard(SqmStatement<?> statement, QueryOptions options, SessionFactoryImplementor factory) {
-    if (statement.getQuerySource() != SqmQuerySource.CRITERIA) {
-      return;
-    }
+  /** Holds a criteria statement to the rule; returns the factory's guard, null when it has none. */
+  private static QueryGuard guard(SqmStatement<?> statement, QueryOptions options, SessionFactoryImplementor factory) {
     QueryGuard guard = QueryGuards.of(factory);
-    if (guard != null) {
+    if (guard != null && statement.getQuerySource() == SqmQuerySource.CRITERIA) {
       guard.checkCriteria(statement.toHqlString(), options == null ? null : options.getComment());
     }
+    return guard;
   }
 
   private SqmTranslatorFactory delegate(SessionFactoryImplementor factory) {

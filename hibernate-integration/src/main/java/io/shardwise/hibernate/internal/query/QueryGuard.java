@@ -3,6 +3,7 @@ package io.shardwise.hibernate.internal.query;
 import io.shardwise.queryrules.QueryModel;
 import io.shardwise.queryrules.ShardKeyRule;
 import io.shardwise.hibernate.ShardKeyMissingException;
+import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.queryrules.ShardKeyRule.Unpinned;
 import java.util.List;
 import java.util.Set;
@@ -43,22 +44,36 @@ public final class QueryGuard {
   /** The comment {@link #scatterGather(String)} puts in front of a query. */
   public static final String SCATTER_GATHER_MARK = "/* shardwise:scatter-gather */ ";
 
-  private static final ThreadLocal<int[]> BYPASS = ThreadLocal.withInitial(() -> new int[1]);
+  /** The bypass depth of a thread inside {@link #bypass}; absent outside, so that asking costs no allocation. */
+  private static final ThreadLocal<int[]> BYPASS = new ThreadLocal<>();
   private static final int MAX_VERDICTS = 4096;
   private static final int QUOTED_LENGTH = 200;
   /** The verdict of a query that pins every sharded entity it names. */
   private static final String ADMITTED = "";
 
   private final ShardKeyRule rule;
+  private final ShardingModel sharding;
+  private final ShardKeyValues keyValues;
   private final String unitName;
   private final Set<String> admittedByName;
   private final ConcurrentHashMap<String, String> refusals = new ConcurrentHashMap<>();
   private final LongAdder evaluations = new LongAdder();
 
-  QueryGuard(QueryModel model, String unitName, Set<String> admittedByName) {
+  QueryGuard(QueryModel model, ShardingModel sharding, ShardKeyValues keyValues, String unitName,
+      Set<String> admittedByName) {
     this.rule = new ShardKeyRule(model);
+    this.sharding = sharding;
+    this.keyValues = keyValues;
     this.unitName = unitName;
     this.admittedByName = Set.copyOf(admittedByName);
+  }
+
+  ShardingModel sharding() {
+    return sharding;
+  }
+
+  ShardKeyValues keyValues() {
+    return keyValues;
   }
 
   // --- the scatter-gather API's bypass --------------------------------------------------------
@@ -70,6 +85,10 @@ public final class QueryGuard {
    */
   public static <T> T bypass(Supplier<T> work) {
     int[] depth = BYPASS.get();
+    if (depth == null) {
+      depth = new int[1];
+      BYPASS.set(depth);
+    }
     depth[0]++;
     try {
       return work.get();
@@ -109,11 +128,7 @@ public final class QueryGuard {
   /** Whether the current thread is inside {@link #bypass(Supplier)}. */
   public static boolean bypassed() {
     int[] depth = BYPASS.get();
-    if (depth[0] == 0) {
-      BYPASS.remove();
-      return false;
-    }
-    return true;
+    return depth != null && depth[0] > 0;
   }
 
   // --- the check --------------------------------------------------------------------------------

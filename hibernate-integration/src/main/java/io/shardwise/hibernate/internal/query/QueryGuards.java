@@ -20,14 +20,20 @@ public final class QueryGuards {
    *     {@link GuardedHqlTranslator}, naming the property to set
    */
   public static void install(GuardedHqlTranslator translator, Metadata metadata, ShardingModel model,
-      String unitName) {
+      ShardKeyValues keyValues, org.hibernate.dialect.Dialect dialect, String unitName) {
     if (translator == null) {
       throw new ShardingConfigurationException("Persistence unit '" + unitName + "' uses Shardwise but its"
           + " HQL translator is not Shardwise's guard, so queries without a shard key would run on one shard"
           + " unnoticed: set " + GuardedHqlTranslator.SETTING + " = " + GuardedHqlTranslator.class.getName()
           + " (Shardwise sets it unless the property is already set to another class)");
     }
-    translator.arm(new QueryGuard(new MetadataQueryModel(metadata, model), unitName,
+    if (dialect.getSqmTranslatorFactory() != null) {
+      throw new ShardingConfigurationException("Persistence unit '" + unitName + "' uses Shardwise with dialect "
+          + dialect.getClass().getName() + ", which brings its own SQM translator; Shardwise checks every shard key"
+          + " value a query binds inside Hibernate's standard translator and cannot do so inside another one. Use"
+          + " org.hibernate.dialect.PostgreSQLDialect (or a subclass that keeps the standard translator).");
+    }
+    translator.arm(new QueryGuard(new MetadataQueryModel(metadata, model), model, keyValues, unitName,
         admittedNamedQueries(metadata)));
   }
 

@@ -7,6 +7,7 @@ import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
+import io.shardwise.hibernate.internal.query.ShardKeyValues;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
 import io.shardwise.hibernate.resharding.BucketMovedException;
 import io.shardwise.hibernate.routing.internal.Router;
@@ -18,6 +19,8 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.DeleteContext;
 import org.hibernate.event.spi.DeleteEvent;
 import org.hibernate.event.spi.DeleteEventListener;
+import org.hibernate.event.spi.LoadEvent;
+import org.hibernate.event.spi.LoadEventListener;
 import org.hibernate.event.spi.MergeContext;
 import org.hibernate.event.spi.MergeEvent;
 import org.hibernate.event.spi.MergeEventListener;
@@ -38,17 +41,33 @@ import org.hibernate.proxy.HibernateProxy;
  * a null shard key, a key owned by another shard than the session's, a changed key, and writes to
  * reference tables through a one-shard session. persist/merge/remove are checked when called;
  * inserts and updates reached by cascade or dirty checking are checked just before their SQL.
+ *
+ * <p>Refuses loads that could only answer "not found": {@code find}, {@code getReference} and
+ * {@code byId} of an entity whose id is its shard key, with an id owned by another shard than the
+ * session's (for entities whose id is not their key, the key of a row is unknown until it is read).
  */
 final class ShardGuard implements PersistEventListener, MergeEventListener, DeleteEventListener,
-    PreInsertEventListener, PreUpdateEventListener, PreDeleteEventListener {
+    PreInsertEventListener, PreUpdateEventListener, PreDeleteEventListener, LoadEventListener {
   private static final long serialVersionUID = 1L;
 
   private final transient Router router;
   private final transient Supplier<ShardingModel> sharding;
+  private final transient ShardKeyValues keyValues;
 
-  ShardGuard(Router router, Supplier<ShardingModel> sharding) {
+  ShardGuard(Router router, Supplier<ShardingModel> sharding, ShardKeyValues keyValues) {
     this.router = router;
     this.sharding = sharding;
+    this.keyValues = keyValues;
+  }
+
+  // --- loads by id --------------------------------------------------------------------------
+
+  @Override
+  public void onLoad(LoadEvent event, LoadType loadType) {
+    ShardedEntity model = sharding.get().byEntityName(event.getEntityClassName());
+    if (model != null && model.keyIsIdentifier() && !model.reference()) {
+      keyValues.requireLoadKey(model, event.getEntityId(), event.getSession());
+    }
   }
 
   // --- operations, checked when the application calls them ------------------------------

@@ -5,6 +5,7 @@ import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.internal.query.ShardKeyValues;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.readwrite.InMemoryPinStore;
 import io.shardwise.hibernate.readwrite.PinStore;
@@ -61,6 +62,7 @@ public final class ShardwiseComponents implements AutoCloseable {
   private final ReadYourWritesPins pins;
   private final Consistency consistency;
   private final GlobalIndexes globalIndexes;
+  private final ShardKeyValues keyValues;
   private volatile CrossShardService crossShard;
   private ScatterExecutor scatterExecutor;
 
@@ -75,6 +77,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),
         config.unitName(), config.pinTtlMs());
     this.globalIndexes = new GlobalIndexes(router, pools, this::model);
+    this.keyValues = new ShardKeyValues(router);
     this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable);
   }
 
@@ -150,6 +153,11 @@ public final class ShardwiseComponents implements AutoCloseable {
     return readPath;
   }
 
+  /** Checks shard key values against the shard of the session that uses them. */
+  public ShardKeyValues keyValues() {
+    return keyValues;
+  }
+
   public ReadYourWritesPins pins() {
     return pins;
   }
@@ -217,7 +225,7 @@ public final class ShardwiseComponents implements AutoCloseable {
    * indexes after it (index rows are written only for writes it let through).
    */
   public void registerListeners(EventListenerRegistry listeners, org.hibernate.SessionFactory sessionFactory) {
-    ShardGuard guard = new ShardGuard(router, this::model);
+    ShardGuard guard = new ShardGuard(router, this::model, keyValues);
     listeners.prependListeners(EventType.PERSIST, guard);
     listeners.prependListeners(EventType.PERSIST_ONFLUSH, guard);
     listeners.prependListeners(EventType.MERGE, guard);
@@ -225,6 +233,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     listeners.prependListeners(EventType.PRE_INSERT, guard);
     listeners.prependListeners(EventType.PRE_UPDATE, guard);
     listeners.prependListeners(EventType.PRE_DELETE, guard);
+    listeners.prependListeners(EventType.LOAD, guard);
 
     globalIndexes.bind(sessionFactory);
     listeners.appendListeners(EventType.PRE_INSERT, globalIndexes);

@@ -6,6 +6,7 @@ import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.readwrite.Pin;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
@@ -174,6 +175,12 @@ public final class ReadPath implements AutoCloseable {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /** The server behind a connection from {@link #connection}, as failure messages name it. */
+  public String nodeOf(String shardId, Connection connection) {
+    ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
+    return replica != null ? "replica " + JdbcUrls.hostPort(replica.url) : primaries.primaryNode(shardId);
   }
 
   /** Returns a connection from {@link #connection}; a replica's count of connections out goes down. */

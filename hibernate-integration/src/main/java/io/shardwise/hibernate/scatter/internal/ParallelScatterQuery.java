@@ -14,8 +14,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import jakarta.persistence.NoResultException;
+import jakarta.persistence.NonUniqueResultException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -112,6 +115,30 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   }
 
   @Override
+  public T getSingleResult() {
+    List<T> rows = getResultList();
+    if (rows.isEmpty()) {
+      throw new NoResultException("Scatter query [" + hql + "] returned no row; getSingleResultOrNull() answers null"
+          + " instead");
+    }
+    return single(rows);
+  }
+
+  @Override
+  public T getSingleResultOrNull() {
+    List<T> rows = getResultList();
+    return rows.isEmpty() ? null : single(rows);
+  }
+
+  private T single(List<T> rows) {
+    if (rows.size() > 1) {
+      throw new NonUniqueResultException("Scatter query [" + hql + "] returned " + rows.size() + " rows where one"
+          + " was expected; use getResultList(), or narrow the query");
+    }
+    return rows.get(0);
+  }
+
+  @Override
   public ScatterResult<T> getResult() {
     long started = System.nanoTime();
     long deadlineNanos = started + deadline.toNanos();
@@ -167,7 +194,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         shardRows.put(shardId, rows.size());
       }
     }
-    List<Object[]> merged = ScatterMerge.merge(plan, perShard, offset, limit);
+    List<Object[]> merged = ScatterMerge.merge(plan, perShard, offset, limit, named, positional);
     List<T> rows = new ArrayList<>(merged.size());
     for (Object[] row : merged) {
       rows.add(resultType.cast(single ? row[0] : Arrays.copyOf(row, plan.selectionCount())));
@@ -245,8 +272,21 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       });
       return QueryGuard.bypass(() -> {
         SelectionQuery<Object[]> query = session.createSelectionQuery(QueryGuard.scatterGather(shardHql), Object[].class);
-        named.forEach(query::setParameter);
-        positional.forEach(query::setParameter);
+        // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
+        Set<String> names = query.getParameterMetadata().getNamedParameterNames();
+        Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
+            .map(org.hibernate.query.QueryParameter::getPosition).filter(java.util.Objects::nonNull)
+            .collect(Collectors.toSet());
+        named.forEach((name, value) -> {
+          if (names.contains(name)) {
+            query.setParameter(name, value);
+          }
+        });
+        positional.forEach((position, value) -> {
+          if (positions.contains(position)) {
+            query.setParameter(position, value);
+          }
+        });
         keysetParameters.forEach(query::setParameter);
         if (perShardMax >= 0) {
           query.setMaxResults(perShardMax);

@@ -38,11 +38,23 @@ public final class ScatterMerge {
    * @param limit rows to return at most, or -1
    */
   public static List<Object[]> merge(ScatterPlan plan, List<List<Object[]>> perShard, long offset, long limit) {
+    return merge(plan, perShard, offset, limit, Map.of(), Map.of());
+  }
+
+  /**
+   * @param named the query's named parameters, for its HAVING
+   * @param positional the query's positional parameters, for its HAVING
+   */
+  public static List<Object[]> merge(ScatterPlan plan, List<List<Object[]>> perShard, long offset, long limit,
+      Map<String, Object> named, Map<Integer, Object> positional) {
     return switch (plan.shape()) {
       case ROWS -> cut(stream(plan, perShard), offset, limit, false);
       case DISTINCT_ROWS -> cut(stream(plan, perShard), offset, limit, true);
       case AGGREGATE, GROUPED -> {
         List<Object[]> groups = regroup(plan, perShard);
+        if (plan.having() != null) {
+          groups.removeIf(row -> !Boolean.TRUE.equals(holds(plan.having(), row, named, positional)));
+        }
         if (!plan.sortKeys().isEmpty()) {
           groups.sort(comparator(plan.sortKeys()));
         }
@@ -127,11 +139,22 @@ public final class ScatterMerge {
         }
         Object[] acc = groups.get(key);
         if (acc == null) {
-          groups.put(key, row.clone());
+          acc = row.clone();
+          for (int c = 0; c < columns.size(); c++) {
+            if (columns.get(c).merge() == Merge.DISTINCT) {
+              acc[c] = new HashSet<>();
+              collect(acc[c], row[c]);
+            }
+          }
+          groups.put(key, acc);
           continue;
         }
         for (int c = 0; c < columns.size(); c++) {
-          acc[c] = combine(columns.get(c).merge(), acc[c], row[c]);
+          if (columns.get(c).merge() == Merge.DISTINCT) {
+            collect(acc[c], row[c]);
+          } else {
+            acc[c] = combine(columns.get(c).merge(), acc[c], row[c]);
+          }
         }
       }
     }
@@ -139,7 +162,8 @@ public final class ScatterMerge {
       // no shard answered: the aggregate of nothing (count 0, the rest null)
       Object[] empty = new Object[columns.size()];
       for (int c = 0; c < empty.length; c++) {
-        empty[c] = columns.get(c).merge() == Merge.COUNT ? 0L : null;
+        Merge merge = columns.get(c).merge();
+        empty[c] = merge == Merge.COUNT ? 0L : merge == Merge.DISTINCT ? new HashSet<>() : null;
       }
       groups.put(List.of(), empty);
     }
@@ -148,15 +172,36 @@ public final class ScatterMerge {
       Object[] row = new Object[plan.slots().size()];
       for (int s = 0; s < row.length; s++) {
         Slot slot = plan.slots().get(s);
-        row[s] = slot.isAverage() ? average(acc[slot.column()], acc[slot.countColumn()]) : acc[slot.column()];
+        row[s] = slot.overDistinct() != null ? overDistinct(slot.overDistinct(), (Set<?>) acc[slot.column()])
+            : slot.isAverage() ? average(acc[slot.column()], acc[slot.countColumn()])
+            : acc[slot.column()];
       }
       out.add(row);
     }
     return out;
   }
 
+  /** Adds a value of a distinct aggregate's argument to its group's set; SQL's aggregates skip null. */
+  @SuppressWarnings("unchecked")
+  private static void collect(Object set, Object value) {
+    if (value != null) {
+      ((Set<Object>) set).add(normalize(value));
+    }
+  }
+
+  private static Object overDistinct(ScatterPlan.OverDistinct aggregate, Set<?> values) {
+    if (aggregate == ScatterPlan.OverDistinct.COUNT) {
+      return (long) values.size();
+    }
+    Number sum = null;
+    for (Object value : values) {
+      sum = sum == null ? (Number) value : add(sum, (Number) value);
+    }
+    return aggregate == ScatterPlan.OverDistinct.SUM ? sum : average(sum, values.size());
+  }
+
   private static Object combine(Merge merge, Object a, Object b) {
-    if (merge == Merge.KEY) {
+    if (merge == Merge.KEY || merge == Merge.DISTINCT) {
       return a;
     }
     if (a == null) {
@@ -169,7 +214,7 @@ public final class ScatterMerge {
       case COUNT, SUM -> add((Number) a, (Number) b);
       case MIN -> compare(a, b) <= 0 ? a : b;
       case MAX -> compare(a, b) >= 0 ? a : b;
-      case KEY -> a;
+      case KEY, DISTINCT -> a;
     };
   }
 
@@ -201,6 +246,71 @@ public final class ScatterMerge {
       return new BigDecimal(i).divide(BigDecimal.valueOf(n), java.math.MathContext.DECIMAL128).doubleValue();
     }
     return ((Number) sum).doubleValue() / n;
+  }
+
+  // ---- HAVING --------------------------------------------------------------------------------
+
+  /** SQL's three-valued truth of a HAVING condition over a merged row: TRUE, FALSE, or null for unknown. */
+  private static Boolean holds(ScatterPlan.Condition condition, Object[] row, Map<String, Object> named,
+      Map<Integer, Object> positional) {
+    if (condition instanceof ScatterPlan.Not not) {
+      Boolean inner = holds(not.condition(), row, named, positional);
+      return inner == null ? null : !inner;
+    }
+    if (condition instanceof ScatterPlan.Junction junction) {
+      boolean unknown = false;
+      for (ScatterPlan.Condition part : junction.parts()) {
+        Boolean value = holds(part, row, named, positional);
+        if (value == null) {
+          unknown = true;
+        } else if (value != junction.and()) {
+          return value; // false decides an AND, true decides an OR
+        }
+      }
+      return unknown ? null : junction.and();
+    }
+    if (condition instanceof ScatterPlan.IsNull isNull) {
+      return (value(isNull.operand(), row, named, positional) == null) != isNull.negated();
+    }
+    ScatterPlan.Compare compare = (ScatterPlan.Compare) condition;
+    Object a = value(compare.left(), row, named, positional);
+    Object b = value(compare.right(), row, named, positional);
+    if (a == null || b == null) {
+      return null;
+    }
+    int c = compare(a, b);
+    return switch (compare.op()) {
+      case "=" -> c == 0;
+      case "<>", "!=" -> c != 0;
+      case "<" -> c < 0;
+      case "<=" -> c <= 0;
+      case ">" -> c > 0;
+      case ">=" -> c >= 0;
+      default -> throw new IllegalStateException("comparison " + compare.op());
+    };
+  }
+
+  private static Object value(ScatterPlan.Operand operand, Object[] row, Map<String, Object> named,
+      Map<Integer, Object> positional) {
+    if (operand instanceof ScatterPlan.SlotValue slot) {
+      return row[slot.slot()];
+    }
+    if (operand instanceof ScatterPlan.Constant constant) {
+      return constant.value();
+    }
+    if (operand instanceof ScatterPlan.NamedParameter parameter) {
+      if (!named.containsKey(parameter.name())) {
+        throw new IllegalArgumentException("The HAVING clause uses parameter :" + parameter.name()
+            + ", which is not set: setParameter(\"" + parameter.name() + "\", value)");
+      }
+      return named.get(parameter.name());
+    }
+    int position = ((ScatterPlan.PositionalParameter) operand).position();
+    if (!positional.containsKey(position)) {
+      throw new IllegalArgumentException("The HAVING clause uses parameter ?" + position
+          + ", which is not set: setParameter(" + position + ", value)");
+    }
+    return positional.get(position);
   }
 
   // ---- order ---------------------------------------------------------------------------------

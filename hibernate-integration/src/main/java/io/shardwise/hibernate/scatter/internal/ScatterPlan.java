@@ -21,10 +21,12 @@ import java.util.List;
  * @param offset an OFFSET written in the HQL, or 0
  * @param oneShard the query reads only reference tables, whose rows every shard holds alike: one
  *     shard answers
+ * @param having the query's HAVING, evaluated over merged groups (the shards return every partial
+ *     group, unfiltered); null when there is none
  */
 public record ScatterPlan(Shape shape, String select, String from, String where, String groupBy, String orderBy,
     List<Column> columns, List<Slot> slots, int selectionCount, List<SortKey> sortKeys, List<String> sortKeyHql,
-    long limit, long offset, boolean oneShard) {
+    long limit, long offset, boolean oneShard, Condition having) {
 
   /** How per-shard rows are combined. */
   public enum Shape {
@@ -38,17 +40,61 @@ public record ScatterPlan(Shape shape, String select, String from, String where,
     GROUPED
   }
 
-  /** How a column's values from different shards combine into one (for AGGREGATE and GROUPED). */
-  public enum Merge { KEY, COUNT, SUM, MIN, MAX }
+  /**
+   * How a column's values from different shards combine into one (for AGGREGATE and GROUPED).
+   * {@code DISTINCT} is the argument of a distinct aggregate ({@code count(distinct x)}): every
+   * shard also groups by it, so that it returns each distinct value once per group, and the merge
+   * collects the values of a group from all shards into one set, on which the aggregate is taken.
+   * (The other aggregates of the query stay exact: counts and sums of the finer groups add up.)
+   */
+  public enum Merge { KEY, COUNT, SUM, MIN, MAX, DISTINCT }
 
   public record Column(String hql, Merge merge) {}
 
-  /** A final value: column {@code column}, divided by column {@code countColumn} when that is not -1 (AVG). */
-  public record Slot(int column, int countColumn) {
+  /** The aggregate a slot takes over the set of a {@link Merge#DISTINCT} column. */
+  public enum OverDistinct { COUNT, SUM, AVG }
+
+  /**
+   * A final value: column {@code column}, divided by column {@code countColumn} when that is not -1
+   * (AVG); or, when {@code overDistinct} is set, that aggregate over the set of values the
+   * {@link Merge#DISTINCT} column {@code column} collected.
+   */
+  public record Slot(int column, int countColumn, OverDistinct overDistinct) {
+    public Slot(int column, int countColumn) {
+      this(column, countColumn, null);
+    }
+
     public boolean isAverage() {
       return countColumn >= 0;
     }
   }
+
+  // ---- HAVING, as data ------------------------------------------------------------------------
+
+  /** A HAVING condition over final slots, with SQL's three-valued logic (null is unknown). */
+  public sealed interface Condition permits Compare, Junction, Not, IsNull {}
+
+  /** {@code left op right}; {@code op} is one of {@code = <> < <= > >=}. */
+  public record Compare(Operand left, String op, Operand right) implements Condition {}
+
+  /** AND ({@code and} true) or OR of its parts. */
+  public record Junction(boolean and, List<Condition> parts) implements Condition {}
+
+  public record Not(Condition condition) implements Condition {}
+
+  public record IsNull(Operand operand, boolean negated) implements Condition {}
+
+  /** A value in a HAVING condition. */
+  public sealed interface Operand permits SlotValue, Constant, NamedParameter, PositionalParameter {}
+
+  /** The merged value of a slot: an aggregate or a grouping key. */
+  public record SlotValue(int slot) implements Operand {}
+
+  public record Constant(Object value) implements Operand {}
+
+  public record NamedParameter(String name) implements Operand {}
+
+  public record PositionalParameter(int position) implements Operand {}
 
   /** One ORDER BY item over final slots; {@code nullsFirst} already resolved to PostgreSQL's default when unspecified. */
   public record SortKey(int slot, boolean descending, boolean nullsFirst) {}

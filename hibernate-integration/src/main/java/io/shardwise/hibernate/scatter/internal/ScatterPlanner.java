@@ -3,7 +3,18 @@ package io.shardwise.hibernate.scatter.internal;
 import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.Column;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Compare;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Condition;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Constant;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.IsNull;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Junction;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.Merge;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.NamedParameter;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Not;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.Operand;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.OverDistinct;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.PositionalParameter;
+import io.shardwise.hibernate.scatter.internal.ScatterPlan.SlotValue;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.Shape;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.Slot;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.SortKey;
@@ -25,12 +36,21 @@ import org.hibernate.query.sqm.tree.expression.SqmDistinct;
 import org.hibernate.query.sqm.tree.expression.SqmExpression;
 import org.hibernate.query.sqm.tree.expression.SqmFunction;
 import org.hibernate.query.sqm.tree.expression.SqmLiteral;
+import org.hibernate.query.sqm.tree.expression.SqmNamedParameter;
+import org.hibernate.query.sqm.tree.expression.SqmPositionalParameter;
 import org.hibernate.query.sqm.tree.expression.SqmOrderedSetAggregateFunction;
 import org.hibernate.query.sqm.tree.expression.SqmOver;
 import org.hibernate.query.sqm.tree.expression.SqmWindow;
 import org.hibernate.query.sqm.tree.from.SqmFrom;
 import org.hibernate.query.sqm.tree.from.SqmJoin;
 import org.hibernate.query.sqm.tree.from.SqmRoot;
+import org.hibernate.query.sqm.tree.predicate.SqmBetweenPredicate;
+import org.hibernate.query.sqm.tree.predicate.SqmComparisonPredicate;
+import org.hibernate.query.sqm.tree.predicate.SqmGroupedPredicate;
+import org.hibernate.query.sqm.tree.predicate.SqmJunctionPredicate;
+import org.hibernate.query.sqm.tree.predicate.SqmNegatedPredicate;
+import org.hibernate.query.sqm.tree.predicate.SqmNullnessPredicate;
+import org.hibernate.query.sqm.tree.predicate.SqmPredicate;
 import org.hibernate.query.sqm.tree.select.SqmDynamicInstantiation;
 import org.hibernate.query.sqm.tree.select.SqmJpaCompoundSelection;
 import org.hibernate.query.sqm.tree.select.SqmQueryPart;
@@ -50,12 +70,18 @@ import org.hibernate.query.sqm.tree.select.SqmSubQuery;
  * that names the construct and the way out:
  * <ul>
  *   <li>set operations, CTEs, subqueries: they would see one shard's rows, not all;</li>
- *   <li>HAVING: it would filter partial groups;</li>
- *   <li>window and ordered-set functions, {@code count(distinct ...)}, aggregates inside
- *       expressions, and aggregate functions other than count, sum, min, max and avg;</li>
+ *   <li>window and ordered-set functions, aggregates inside expressions, and aggregate functions
+ *       other than count, sum, min, max and avg;</li>
  *   <li>{@code select new ...}, and ORDER BY on something not selected when the rows are grouped
- *       or distinct.</li>
+ *       or distinct;</li>
+ *   <li>a HAVING condition the merge cannot evaluate (anything beyond comparisons, BETWEEN and
+ *       IS NULL of aggregates, grouping keys, literals and parameters under AND, OR and NOT).</li>
  * </ul>
+ *
+ * <p>HAVING is not sent to the shards, which return every partial group: it is evaluated over the
+ * merged groups. {@code count}, {@code sum} and {@code avg} of {@code distinct} values are exact:
+ * each shard also groups by the distinct argument, so it returns each of its distinct values once
+ * per group, and the merge takes the aggregate over the union of those values.
  */
 public final class ScatterPlanner {
   /** What {@code placement} answers for a reference table. */
@@ -137,10 +163,6 @@ public final class ScatterPlanner {
         throw refuse("it is a set operation (union, intersect or except)",
             "run each operand as its own scatter query and combine the lists in Java");
       }
-      if (spec.getHavingClausePredicate() != null) {
-        throw refuse("it has a HAVING clause, which each shard would apply to its partial groups",
-            "drop the HAVING and filter the merged groups in Java");
-      }
       List<SqmSelection<?>> selections = spec.getSelectClause().getSelections();
       for (SqmSelection<?> selection : selections) {
         SqmSelectableNode<?> node = selection.getSelectableNode();
@@ -156,7 +178,7 @@ public final class ScatterPlanner {
       List<SqmExpression<?>> groupBy = spec.getGroupByClauseExpressions();
       groupBy.forEach(this::check);
 
-      boolean aggregated = !groupBy.isEmpty();
+      boolean aggregated = !groupBy.isEmpty() || spec.getHavingClausePredicate() != null;
       for (SqmSelection<?> selection : selections) {
         aggregated |= selection.getSelectableNode() instanceof SqmAggregateFunction<?>;
       }
@@ -175,6 +197,11 @@ public final class ScatterPlanner {
         }
       } else {
         shape = spec.getSelectClause().isDistinct() ? Shape.DISTINCT_ROWS : Shape.ROWS;
+      }
+      Condition having = null;
+      if (spec.getHavingClausePredicate() != null) {
+        check(spec.getHavingClausePredicate());
+        having = condition(spec.getHavingClausePredicate(), selectionCount);
       }
 
       List<SortKey> sortKeys = new ArrayList<>();
@@ -211,11 +238,16 @@ public final class ScatterPlanner {
       String where = spec.getWhereClause() == null || spec.getWhereClause().getPredicate() == null
           ? null : text(spec.getWhereClause().getPredicate());
       String groupByText = null;
-      if (!groupBy.isEmpty()) {
-        List<String> keys = new ArrayList<>();
-        for (SqmExpression<?> key : groupBy) {
-          keys.add(key instanceof SqmAliasedNodeRef ref ? slotHql.get(selectionSlot(ref, selectionCount)) : text(key));
+      List<String> keys = new ArrayList<>();
+      for (SqmExpression<?> key : groupBy) {
+        keys.add(key instanceof SqmAliasedNodeRef ref ? slotHql.get(selectionSlot(ref, selectionCount)) : text(key));
+      }
+      for (Column column : columns) {
+        if (column.merge() == Merge.DISTINCT) {
+          keys.add(column.hql()); // each shard returns each distinct value once per group
         }
+      }
+      if (!keys.isEmpty()) {
         groupByText = String.join(", ", keys);
       }
       // grouped and aggregated rows are re-sorted after the merge: the shards need not sort
@@ -228,18 +260,18 @@ public final class ScatterPlanner {
       }
       return new ScatterPlan(shape, selectText.toString(), from, where, groupByText, orderBy, List.copyOf(columns),
           List.copyOf(slots), selectionCount, List.copyOf(sortKeys), List.copyOf(sortKeyHql), limit, offset,
-          readsOnlyReferenceTables(spec));
+          readsOnlyReferenceTables(spec), having);
     }
 
     private void addSelection(SqmSelectableNode<?> node) {
       String text = text(node);
       if (node instanceof SqmAggregateFunction<?> aggregate && node instanceof SqmFunction<?> function) {
         String name = function.getFunctionName().toLowerCase(Locale.ROOT);
-        for (Object argument : function.getArguments()) {
-          if (argument instanceof SqmDistinct<?>) {
-            throw refuse(name + "(distinct ...) cannot be merged from per-shard results (one value may sit on"
-                + " several shards)", "select distinct the values in a scatter query and aggregate them in Java");
-          }
+        SqmDistinct<?> distinct = function.getArguments().size() == 1
+            && function.getArguments().get(0) instanceof SqmDistinct<?> d ? d : null;
+        if (distinct != null && !name.equals("min") && !name.equals("max")) {
+          addOverDistinct(name, text, distinct, aggregate);
+          return;
         }
         switch (name) {
           case "count" -> addAggregate(text, Merge.COUNT);
@@ -283,6 +315,102 @@ public final class ScatterPlanner {
         sb.append(" filter (where ").append(text(aggregate.getFilter())).append(')');
       }
       return sb.toString();
+    }
+
+    /** {@code count}, {@code sum} or {@code avg} of distinct values: a slot over a set the merge collects. */
+    private void addOverDistinct(String name, String text, SqmDistinct<?> distinct, SqmAggregateFunction<?> aggregate) {
+      OverDistinct over = switch (name) {
+        case "count" -> OverDistinct.COUNT;
+        case "sum" -> OverDistinct.SUM;
+        case "avg" -> OverDistinct.AVG;
+        default -> throw refuse("the aggregate function " + name + "(distinct ...) cannot be merged from per-shard"
+            + " results", "use count, sum or avg of distinct values, or run the query per shard");
+      };
+      if (aggregate.getFilter() != null) {
+        throw refuse(name + "(distinct ...) with a FILTER clause",
+            "move the FILTER condition into the WHERE clause of a query of its own");
+      }
+      SqmExpression<?> argument = distinct.getExpression();
+      if (argument instanceof SqmFrom<?, ?> || argument.getJavaType() != null
+          && argument.getJavaType().isAnnotationPresent(jakarta.persistence.Entity.class)) {
+        throw refuse(name + "(distinct " + text(argument) + ") over an entity",
+            "aggregate a basic attribute, for instance " + name + "(distinct " + text(argument) + ".id)");
+      }
+      String argumentText = text(argument);
+      int column = -1;
+      for (int c = 0; c < columns.size(); c++) {
+        if (columns.get(c).merge() == Merge.DISTINCT && columns.get(c).hql().equals(argumentText)) {
+          column = c;
+        }
+      }
+      if (column < 0) {
+        columns.add(new Column(argumentText, Merge.DISTINCT));
+        column = columns.size() - 1;
+      }
+      slots.add(new Slot(column, -1, over));
+      slotHql.add(text);
+    }
+
+    // ---- HAVING ----------------------------------------------------------------------------
+
+    private Condition condition(SqmPredicate predicate, int selectionCount) {
+      Condition condition;
+      if (predicate instanceof SqmGroupedPredicate grouped) {
+        return condition(grouped.getSubPredicate(), selectionCount);
+      } else if (predicate instanceof SqmNegatedPredicate negated) {
+        return new Not(condition(negated.getWrappedPredicate(), selectionCount));
+      } else if (predicate instanceof SqmJunctionPredicate junction) {
+        List<Condition> parts = new ArrayList<>();
+        for (SqmPredicate part : junction.getPredicates()) {
+          parts.add(condition(part, selectionCount));
+        }
+        condition = new Junction(junction.getOperator() == jakarta.persistence.criteria.Predicate.BooleanOperator.AND,
+            List.copyOf(parts));
+      } else if (predicate instanceof SqmComparisonPredicate comparison) {
+        condition = new Compare(operand(comparison.getLeftHandExpression(), selectionCount),
+            comparison.getSqmOperator().sqlText(), operand(comparison.getRightHandExpression(), selectionCount));
+      } else if (predicate instanceof SqmNullnessPredicate nullness) {
+        return new IsNull(operand(nullness.getExpression(), selectionCount), nullness.isNegated());
+      } else if (predicate instanceof SqmBetweenPredicate between) {
+        Operand value = operand(between.getExpression(), selectionCount);
+        condition = new Junction(true, List.of(
+            new Compare(value, ">=", operand(between.getLowerBound(), selectionCount)),
+            new Compare(value, "<=", operand(between.getUpperBound(), selectionCount))));
+      } else {
+        throw refuse("its HAVING uses " + text(predicate) + ", which the merge cannot evaluate over merged groups",
+            "compare aggregates and grouping keys with values (=, <>, <, <=, >, >=, between, is null) under"
+                + " and, or and not, or filter the merged groups in Java");
+      }
+      return predicate.isNegated() ? new Not(condition) : condition;
+    }
+
+    private Operand operand(SqmExpression<?> expression, int selectionCount) {
+      if (expression instanceof SqmNamedParameter<?> named) {
+        return new NamedParameter(named.getName());
+      }
+      if (expression instanceof SqmPositionalParameter<?> positional) {
+        return new PositionalParameter(positional.getPosition());
+      }
+      if (expression instanceof SqmLiteral<?> literal) {
+        return new Constant(literal.getLiteralValue());
+      }
+      if (expression instanceof SqmAliasedNodeRef ref) {
+        return new SlotValue(selectionSlot(ref, selectionCount));
+      }
+      String text = text(expression);
+      int slot = slotHql.indexOf(text);
+      if (expression instanceof SqmAggregateFunction<?>) {
+        if (slot < 0) {
+          addSelection(expression); // computed for the condition, dropped before rows reach the caller
+          slot = slots.size() - 1;
+        }
+        return new SlotValue(slot);
+      }
+      if (slot >= 0 && columns.get(slots.get(slot).column()).merge() == Merge.KEY && !containsAggregate(expression)) {
+        return new SlotValue(slot);
+      }
+      throw refuse("its HAVING uses " + text + ", which is neither an aggregate nor a grouping key",
+          "compare aggregates (count, sum, min, max, avg) and grouped-by values with literals or parameters");
     }
 
     private void addAggregate(String text, Merge merge) {

@@ -3,6 +3,7 @@ package io.shardwise.hibernate.transaction.internal;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.transaction.RecoveryReport;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -118,6 +119,14 @@ public final class CrossShardService implements AutoCloseable {
     TwoPhaseCommit.RecoveryResult result = twoPhase.recover(graceMs, staleAfterMs());
     sagas.recover(staleAfterMs());
     return result;
+  }
+
+  /** One recovery pass now, as the public API reports it. */
+  public RecoveryReport recoveryReport() {
+    long resumedBefore = sagas.resumedByRecovery();
+    TwoPhaseCommit.RecoveryResult result = recoverNow();
+    return new RecoveryReport(result.committed(), result.rolledBack(), result.skipped(), result.unreachableShards(),
+        sagas.resumedByRecovery() - resumedBefore);
   }
 
   private long staleAfterMs() {

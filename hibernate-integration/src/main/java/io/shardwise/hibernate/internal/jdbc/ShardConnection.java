@@ -1,0 +1,489 @@
+package io.shardwise.hibernate.internal.jdbc;
+
+import io.shardwise.hibernate.ShardUnavailableException;
+import java.sql.Array;
+import java.sql.Blob;
+import java.sql.CallableStatement;
+import java.sql.Clob;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.NClob;
+import java.sql.PreparedStatement;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.SQLXML;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.sql.Struct;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * A connection of a Hibernate session to one shard server, which turns a lost connection into a
+ * {@link ShardUnavailableException} naming the shard and the server, and remembers it.
+ *
+ * <h2>Why here, and why it remembers</h2>
+ *
+ * A server that dies or ends a backend ({@code pg_terminate_backend}, a restart, a crash) while a
+ * statement runs reaches Hibernate as an {@link SQLException}, which Hibernate turns into a generic
+ * {@code JDBCException} that names no shard; and {@code Session.find} answers {@code null} for such
+ * an exception when the transaction is already marked for rollback — "no such row" where the truth
+ * is "the shard could not be asked". Here, at the JDBC boundary, the failure is still a failure of
+ * one known server: it leaves as a {@code ShardUnavailableException} (not a {@code JDBCException},
+ * so nothing in Hibernate swallows it), with the driver's exception and its SQLSTATE as the cause.
+ *
+ * <p>The connection then stays failed: every later statement, and a commit, throws again, naming
+ * the first failure, so that a caller who caught the exception cannot carry on as if the unit of
+ * work were whole. A rollback, and the resets Hibernate and the pool make when the connection is
+ * released (auto-commit, read-only, isolation), are let through as done: the server already ended
+ * the transaction when it lost the connection, and an exception from a reset would replace the one
+ * the caller is being told about. A commit that fails this way has an unknown outcome, and says so.
+ *
+ * <p>Other errors (constraint violations, syntax, lock timeouts) pass through untouched.
+ */
+public final class ShardConnection implements Connection {
+
+  private final Connection target;
+  private final String shardId;
+  private final Supplier<String> node;
+  private ShardUnavailableException failure;
+
+  private ShardConnection(Connection target, String shardId, Supplier<String> node) {
+    this.target = target;
+    this.shardId = shardId;
+    this.node = node;
+  }
+
+  /**
+   * @param node the server, as failure messages name it ({@code primary 10.0.0.5:5432},
+   *     {@code replica 10.0.0.6:5432}); asked only when a failure happens
+   */
+  public static Connection wrap(Connection target, String shardId, Supplier<String> node) {
+    return new ShardConnection(target, shardId, node);
+  }
+
+  /** The connection a {@link #wrap wrapped} one stands for; any other connection unchanged. */
+  public static Connection unwrapped(Connection connection) {
+    return connection instanceof ShardConnection shard ? shard.target : connection;
+  }
+
+  /**
+   * Whether an exception means the connection to the server is gone: SQLSTATE class 08
+   * (connection exception), 57P01–57P03 and 57P05 (the server ended the session: administrator
+   * command, crash, not accepting connections, idle timeout), 25P03 (idle-in-transaction timeout,
+   * which also ends the session).
+   */
+  public static boolean isConnectionLost(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && sql.getSQLState() != null) {
+        String state = sql.getSQLState();
+        if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+            || state.equals("57P05") || state.equals("25P03")) {
+          return true;
+        }
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  // --- failure handling -----------------------------------------------------------------------
+
+  /** Throws when an earlier failure ended this connection. */
+  void requireAlive(String action) {
+    if (failure != null) {
+      throw new ShardUnavailableException("Cannot " + action + " on shard '" + shardId + "': its connection to the "
+          + failure.node() + " was lost earlier in this session (" + failure.sqlState() + ": "
+          + failure.getCause().getMessage() + "). The server ended that connection's transaction, so nothing of"
+          + " this unit of work since its last commit was kept; start it again in a new session.",
+          shardId, failure.node(), failure.getCause());
+    }
+  }
+
+  /** The exception to throw for {@code e}: a recorded {@link ShardUnavailableException} when the connection is lost. */
+  SQLException translate(SQLException e, String action) {
+    if (!isConnectionLost(e)) {
+      return e;
+    }
+    String server = node.get();
+    ShardUnavailableException lost = new ShardUnavailableException("Shard '" + shardId + "' failed while "
+        + action + ": the connection to its " + server + " was lost (SQLSTATE " + e.getSQLState() + ": "
+        + e.getMessage() + "). " + (action.equals("committing")
+            ? "The commit's outcome is unknown: the server may have committed before the connection broke. Check"
+                + " for the effect before retrying."
+            : "The server ended the connection's transaction; nothing of this unit of work since its last commit"
+                + " was kept. Other shards are unaffected; retry when the server is back.")
+        + "", shardId, server, e);
+    if (failure == null) {
+      failure = lost;
+    }
+    throw lost;
+  }
+
+  // --- transaction control ---------------------------------------------------------------------
+
+  @Override
+  public void commit() throws SQLException {
+    requireAlive("commit");
+    try {
+      target.commit();
+    } catch (SQLException e) {
+      throw translate(e, "committing");
+    }
+  }
+
+  @Override
+  public void rollback() throws SQLException {
+    if (failure != null) {
+      return; // the server rolled the transaction back when it lost the connection
+    }
+    try {
+      target.rollback();
+    } catch (SQLException e) {
+      throw translate(e, "rolling back");
+    }
+  }
+
+  @Override
+  public void rollback(Savepoint savepoint) throws SQLException {
+    requireAlive("roll back to a savepoint");
+    try {
+      target.rollback(savepoint);
+    } catch (SQLException e) {
+      throw translate(e, "rolling back to a savepoint");
+    }
+  }
+
+  @Override
+  public void setAutoCommit(boolean autoCommit) throws SQLException {
+    if (failure != null && autoCommit) {
+      return; // what a pool does on return; the connection is dead either way
+    }
+    requireAlive("begin a transaction");
+    try {
+      target.setAutoCommit(autoCommit);
+    } catch (SQLException e) {
+      throw translate(e, "setting auto-commit");
+    }
+  }
+
+  @Override
+  public boolean getAutoCommit() throws SQLException {
+    return target.getAutoCommit();
+  }
+
+  @Override
+  public Savepoint setSavepoint() throws SQLException {
+    requireAlive("set a savepoint");
+    try {
+      return target.setSavepoint();
+    } catch (SQLException e) {
+      throw translate(e, "setting a savepoint");
+    }
+  }
+
+  @Override
+  public Savepoint setSavepoint(String name) throws SQLException {
+    requireAlive("set a savepoint");
+    try {
+      return target.setSavepoint(name);
+    } catch (SQLException e) {
+      throw translate(e, "setting a savepoint");
+    }
+  }
+
+  @Override
+  public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+    requireAlive("release a savepoint");
+    try {
+      target.releaseSavepoint(savepoint);
+    } catch (SQLException e) {
+      throw translate(e, "releasing a savepoint");
+    }
+  }
+
+  @Override
+  public void setTransactionIsolation(int level) throws SQLException {
+    if (failure != null) {
+      return; // a reset on release; the connection is dead either way
+    }
+    try {
+      target.setTransactionIsolation(level);
+    } catch (SQLException e) {
+      throw translate(e, "setting the isolation level");
+    }
+  }
+
+  @Override
+  public int getTransactionIsolation() throws SQLException {
+    return target.getTransactionIsolation();
+  }
+
+  @Override
+  public void setReadOnly(boolean readOnly) throws SQLException {
+    if (failure != null) {
+      return; // a reset on release: throwing here would hide the failure the caller is being told about
+    }
+    try {
+      target.setReadOnly(readOnly);
+    } catch (SQLException e) {
+      throw translate(e, "setting the connection read-only");
+    }
+  }
+
+  @Override
+  public boolean isReadOnly() throws SQLException {
+    return target.isReadOnly();
+  }
+
+  // --- statements ------------------------------------------------------------------------------
+
+  @Override
+  public Statement createStatement() throws SQLException {
+    requireAlive("run a statement");
+    return new ShardStatement<>(this, target.createStatement());
+  }
+
+  @Override
+  public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
+    requireAlive("run a statement");
+    return new ShardStatement<>(this, target.createStatement(resultSetType, resultSetConcurrency));
+  }
+
+  @Override
+  public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+      throws SQLException {
+    requireAlive("run a statement");
+    return new ShardStatement<>(this, target.createStatement(resultSetType, resultSetConcurrency,
+        resultSetHoldability));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql) throws SQLException {
+    requireAlive("run a statement");
+    return new ShardPreparedStatement(this, target.prepareStatement(sql));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
+      throws SQLException {
+    requireAlive("run a statement");
+    return new ShardPreparedStatement(this, target.prepareStatement(sql, resultSetType, resultSetConcurrency));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency,
+      int resultSetHoldability) throws SQLException {
+    requireAlive("run a statement");
+    return new ShardPreparedStatement(this, target.prepareStatement(sql, resultSetType, resultSetConcurrency,
+        resultSetHoldability));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
+    requireAlive("run a statement");
+    return new ShardPreparedStatement(this, target.prepareStatement(sql, autoGeneratedKeys));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
+    requireAlive("run a statement");
+    return new ShardPreparedStatement(this, target.prepareStatement(sql, columnIndexes));
+  }
+
+  @Override
+  public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
+    requireAlive("run a statement");
+    return new ShardPreparedStatement(this, target.prepareStatement(sql, columnNames));
+  }
+
+  @Override
+  public CallableStatement prepareCall(String sql) throws SQLException {
+    requireAlive("run a statement");
+    return ShardStatement.callable(this, target.prepareCall(sql));
+  }
+
+  @Override
+  public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
+    requireAlive("run a statement");
+    return ShardStatement.callable(this, target.prepareCall(sql, resultSetType, resultSetConcurrency));
+  }
+
+  @Override
+  public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency,
+      int resultSetHoldability) throws SQLException {
+    requireAlive("run a statement");
+    return ShardStatement.callable(this, target.prepareCall(sql, resultSetType, resultSetConcurrency,
+        resultSetHoldability));
+  }
+
+  // --- the rest delegates ------------------------------------------------------------------------
+
+  @Override
+  public String nativeSQL(String sql) throws SQLException {
+    return target.nativeSQL(sql);
+  }
+
+  @Override
+  public void close() throws SQLException {
+    target.close();
+  }
+
+  @Override
+  public boolean isClosed() throws SQLException {
+    return target.isClosed();
+  }
+
+  @Override
+  public DatabaseMetaData getMetaData() throws SQLException {
+    requireAlive("read database metadata");
+    try {
+      return target.getMetaData();
+    } catch (SQLException e) {
+      throw translate(e, "reading database metadata");
+    }
+  }
+
+  @Override
+  public void setCatalog(String catalog) throws SQLException {
+    target.setCatalog(catalog);
+  }
+
+  @Override
+  public String getCatalog() throws SQLException {
+    return target.getCatalog();
+  }
+
+  @Override
+  public SQLWarning getWarnings() throws SQLException {
+    return target.getWarnings();
+  }
+
+  @Override
+  public void clearWarnings() throws SQLException {
+    target.clearWarnings();
+  }
+
+  @Override
+  public Map<String, Class<?>> getTypeMap() throws SQLException {
+    return target.getTypeMap();
+  }
+
+  @Override
+  public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+    target.setTypeMap(map);
+  }
+
+  @Override
+  public void setHoldability(int holdability) throws SQLException {
+    target.setHoldability(holdability);
+  }
+
+  @Override
+  public int getHoldability() throws SQLException {
+    return target.getHoldability();
+  }
+
+  @Override
+  public Clob createClob() throws SQLException {
+    return target.createClob();
+  }
+
+  @Override
+  public Blob createBlob() throws SQLException {
+    return target.createBlob();
+  }
+
+  @Override
+  public NClob createNClob() throws SQLException {
+    return target.createNClob();
+  }
+
+  @Override
+  public SQLXML createSQLXML() throws SQLException {
+    return target.createSQLXML();
+  }
+
+  @Override
+  public boolean isValid(int timeout) throws SQLException {
+    return failure == null && target.isValid(timeout);
+  }
+
+  @Override
+  public void setClientInfo(String name, String value) throws SQLClientInfoException {
+    target.setClientInfo(name, value);
+  }
+
+  @Override
+  public void setClientInfo(Properties properties) throws SQLClientInfoException {
+    target.setClientInfo(properties);
+  }
+
+  @Override
+  public String getClientInfo(String name) throws SQLException {
+    return target.getClientInfo(name);
+  }
+
+  @Override
+  public Properties getClientInfo() throws SQLException {
+    return target.getClientInfo();
+  }
+
+  @Override
+  public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
+    return target.createArrayOf(typeName, elements);
+  }
+
+  @Override
+  public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
+    return target.createStruct(typeName, attributes);
+  }
+
+  @Override
+  public void setSchema(String schema) throws SQLException {
+    target.setSchema(schema);
+  }
+
+  @Override
+  public String getSchema() throws SQLException {
+    return target.getSchema();
+  }
+
+  @Override
+  public void abort(Executor executor) throws SQLException {
+    target.abort(executor);
+  }
+
+  @Override
+  public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
+    target.setNetworkTimeout(executor, milliseconds);
+  }
+
+  @Override
+  public int getNetworkTimeout() throws SQLException {
+    return target.getNetworkTimeout();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> type) throws SQLException {
+    if (type.isInstance(this)) {
+      return type.cast(this);
+    }
+    return target.unwrap(type);
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> type) throws SQLException {
+    return type.isInstance(this) || target.isWrapperFor(type);
+  }
+
+  @Override
+  public String toString() {
+    return "ShardConnection[" + shardId + ", " + target + "]";
+  }
+}
