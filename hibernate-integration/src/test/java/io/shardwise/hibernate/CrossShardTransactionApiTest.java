@@ -201,10 +201,11 @@ class CrossShardTransactionApiTest {
     return b;
   }
 
+  /** The deciding shard committed (the transaction is decided); the other participant is still prepared. */
   private static FaultInjector crashAfterFirstCommit() {
     return (point, gid, shard) -> {
-      if (point == FaultInjector.Point.AFTER_COMMIT) {
-        throw new CoordinatorCrash("coordinator dies after committing " + gid + " on " + shard);
+      if (point == FaultInjector.Point.AFTER_DECISION) {
+        throw new CoordinatorCrash("coordinator dies after the deciding shard " + shard + " committed " + gid);
       }
     };
   }
