@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.internal.query;
 
+import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.routing.internal.Router;
@@ -32,6 +33,9 @@ public final class ShardKeyValues {
       return;
     }
     String sessionShard = session.getTenantIdentifier();
+    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
+      return; // a session without a shard refuses every sharded table at its connection, naming the entity
+    }
     if (value instanceof Collection<?> values) {
       for (Object each : values) {
         requireQueryValue(pins, entity, each, session);
@@ -63,6 +67,9 @@ public final class ShardKeyValues {
       return;
     }
     String sessionShard = session.getTenantIdentifier();
+    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
+      return; // a session without a shard refuses every sharded table at its connection, naming the entity
+    }
     String owner = router.shardFor(key);
     if (!owner.equals(sessionShard)) {
       throw new ShardKeyException("[ShardKeyOnOtherShard] Cannot load " + entity.simpleName() + " with "
