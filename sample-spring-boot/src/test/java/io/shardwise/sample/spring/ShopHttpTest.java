@@ -105,7 +105,7 @@ class ShopHttpTest {
       ResponseEntity<Shop.Placed> placed = http.post().uri("/merchants/{m}/orders", merchantOnS1)
           .body(new ShopController.NewOrder("grace", "LAMP", 2500)).retrieve().toEntity(Shop.Placed.class);
       String token = placed.getHeaders().getFirst(ShopController.CONSISTENCY_TOKEN);
-      assertThat(token).startsWith("v1.");
+      assertThat(token).startsWith("v2.");
       long orderId = placed.getBody().order().id();
 
       Shop.Listing stale = http.get().uri("/merchants/{m}/orders", merchantOnS1).retrieve().body(Shop.Listing.class);
@@ -175,7 +175,7 @@ class ShopHttpTest {
   @Test
   void aForgedConsistencyTokenIsABadRequest() {
     ResponseEntity<ProblemDetail> response = http.get().uri("/merchants/{m}/orders", merchantOnS0)
-        .header(ShopController.CONSISTENCY_TOKEN, "v1.Zm9yZ2Vk.c2lnbmF0dXJl").retrieve()
+        .header(ShopController.CONSISTENCY_TOKEN, "v2.Zm9yZ2Vk.c2lnbmF0dXJl").retrieve()
         .onStatus(HttpStatusCode::isError, (request, reply) -> { })
         .toEntity(ProblemDetail.class);
     assertEquals(400, response.getStatusCode().value());
