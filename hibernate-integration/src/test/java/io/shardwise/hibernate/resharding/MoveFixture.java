@@ -17,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.hibernate.SessionFactory;
@@ -100,6 +101,18 @@ final class MoveFixture {
         ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  /** Every purchase order on one shard, id to customer, read in one query. */
+  static Map<Long, String> customersById(String url) throws SQLException {
+    Map<Long, String> out = new HashMap<>();
+    try (Connection c = DriverManager.getConnection(url, "postgres", null); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT id, customer FROM purchase_order")) {
+      while (rs.next()) {
+        out.put(rs.getLong(1), rs.getString(2));
       }
     }
     return out;
