@@ -219,6 +219,13 @@ class OnlineMoveTest {
         assertEquals(e.getValue(), owner.get(e.getKey()), where + " as last written");
       }
     }
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_replication_slots"));
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_publication"));
+    assertEquals(0, MoveFixture.count(s1, "SELECT count(*) FROM pg_subscription"));
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_trigger WHERE tgname = 'shardwise_fence'"));
+    assertEquals("default", MoveFixture.strings(s0, "SELECT CASE relreplident WHEN 'd' THEN 'default' ELSE "
+        + "relreplident::text END FROM pg_class WHERE relname = 'purchase_order'").get(0));
+    System.out.println("online move: " + writes.get() + " acknowledged writes, " + fenced.get() + " fenced and retried");
   }
 
 }
