@@ -296,6 +296,14 @@ final class EntityModel implements QueryModel {
     return elements.getPackageOf(type).getQualifiedName().toString();
   }
 
+  /** A type as its source declares it, without the package: {@code Long}, {@code long}, {@code UUID}. */
+  static String declaredTypeName(TypeMirror type) {
+    if (type.getKind() == TypeKind.DECLARED) {
+      return ((DeclaredType) type).asElement().getSimpleName().toString();
+    }
+    return type.toString();
+  }
+
   static String keyTypeName(TypeMirror type) {
     switch (type.getKind()) {
       case LONG:

@@ -130,10 +130,13 @@ final class ModelChecks {
     String theirs = target.keyType();
     if (own != null && theirs != null && !own.equals(theirs)) {
       reporter.error(Tag.CoLocatedKeyType, entity.type, entity.coLocated, withValue,
-          prefix + "its shard key " + entity.keyMember().describe(entity) + " is " + own
-              + " while " + target.keyMember().describe(target) + " is " + theirs
+          prefix + "its shard key " + entity.keyMember().describe(entity) + " is "
+              + EntityModel.declaredTypeName(entity.keyMember().type()) + " while "
+              + target.keyMember().describe(target) + " is "
+              + EntityModel.declaredTypeName(target.keyMember().type())
               + "; the shard-key types of a co-location group must match. Fix: declare "
-              + entity.keyMember().name() + " as " + theirs + ".");
+              + entity.keyMember().name() + " as "
+              + EntityModel.declaredTypeName(target.keyMember().type()) + ".");
     }
   }
 

@@ -453,6 +453,14 @@ final class QueryChecks {
     QueryModel.Entity entity = culprit.entity();
     String key = entity.shardKey();
     String path = culprit.alias() == null ? key : culprit.alias() + "." + key;
+    if (culprit.crossesGroups()) {
+      return "Query \"" + quote(hql) + "\" joins sharded entity " + culprit.describe()
+          + " with " + culprit.otherGroup().describe() + ", which belongs to another co-location"
+          + " group, without pinning " + path + ": their rows may live on different shards, and"
+          + " scatter-gather cannot join across groups. Fix: add \"" + path + " = :" + key
+          + "\" as well (Shardwise then checks at run time that both keys route to the same"
+          + " shard), or split the query into one per co-location group.";
+    }
     return "Query \"" + quote(hql) + "\" uses sharded entity " + culprit.describe()
         + " without pinning its shard key " + key + ": on every branch of the WHERE clause, "
         + path + " must be compared with = or IN to a parameter or literal, so the query"

@@ -139,8 +139,8 @@ class ModelChecksTest {
         }
         """);
     String message = c.assertError(Tag.CoLocatedKeyType, "app/Invoice.java", "@CoLocated");
-    assertTrue(message.contains("String") && message.contains("declare merchantId as long"),
-        message);
+    assertTrue(message.contains("is String while Merchant.id is Long")
+        && message.contains("declare merchantId as Long."), message);
     c.assertErrorCount(1);
   }
 

@@ -2,6 +2,7 @@ package io.shardwise.processor;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -111,6 +112,19 @@ class QueryChecksTest {
     assertTrue(message.contains("PurchaseOrder o") && message.contains("merchantId"), message);
     assertTrue(message.contains("o.merchantId = :merchantId"), message);
     assertTrue(message.contains("@ScatterGather"), message);
+  }
+
+  @Test
+  void aJoinAcrossGroupsIsNotToldToScatter() {
+    String query = "select i from OrderItem i join Customer c on c.email = :e where i.merchantId = :m";
+    Compilation c = compileHql(List.of(query));
+    String message = c.assertError(Tag.QueryWithoutShardKey, "app/Queries.java", query);
+    assertTrue(message.contains("joins sharded entity Customer c with OrderItem i"), message);
+    assertTrue(message.contains("another co-location group"), message);
+    assertTrue(message.contains("c.id = :id"), message);
+    assertFalse(message.contains("@ScatterGather"), "scatter-gather refuses cross-group joins: " + message);
+    compileHql(List.of("select i from OrderItem i join Customer c on c.email = :e"
+        + " where i.merchantId = :m and c.id = :id")).assertClean();
   }
 
   @Test

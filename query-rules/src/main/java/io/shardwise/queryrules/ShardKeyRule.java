@@ -72,11 +72,24 @@ import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
 public final class ShardKeyRule {
 
   /** A sharded entity of the query whose shard key nothing pins. */
-  public record Unpinned(Entity entity, String alias) {
+  public record Unpinned(Entity entity, String alias, Unpinned otherGroup) {
+
+    public Unpinned(Entity entity, String alias) {
+      this(entity, alias, null);
+    }
 
     /** {@code PurchaseOrder o}, or the bare simple name when the query gives no alias. */
     public String describe() {
       return alias == null ? entity.simpleName() : entity.simpleName() + " " + alias;
+    }
+
+    /**
+     * Whether the same FROM clause also reads a sharded entity of another co-location group
+     * ({@link #otherGroup()}): such rows may live on different shards, so scatter-gather cannot
+     * run the query either.
+     */
+    public boolean crossesGroups() {
+      return otherGroup != null;
     }
   }
 
@@ -558,10 +571,20 @@ public final class ShardKeyRule {
         if (pinned.contains(source)) {
           scope.pinned.add(source);
         } else if (source.sharded()) {
-          unpinned.add(new Unpinned(source.entity, source.alias));
+          unpinned.add(new Unpinned(source.entity, source.alias, otherGroup(source, scope)));
         }
       }
     }
+  }
+
+  /** The first sharded source of the scope outside the source's co-location group, as found. */
+  private static Unpinned otherGroup(Source source, Scope scope) {
+    for (Source other : scope.sources) {
+      if (other != source && other.sharded() && !sameGroup(source, other)) {
+        return new Unpinned(other.entity, other.alias);
+      }
+    }
+    return null;
   }
 
   /** The source without alias whose entity has this attribute, if exactly one has it. */

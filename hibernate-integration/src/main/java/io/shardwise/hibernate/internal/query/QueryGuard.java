@@ -197,8 +197,12 @@ public final class QueryGuard {
         + culprits + " without pinning its shard key: on every branch of the WHERE clause, " + path
         + " must be compared with = or IN to a parameter or literal. Otherwise it would run on one"
         + " shard and miss the rows on the others, so it was refused before any SQL was sent."
-        + " Fix: add \"" + path + " = :" + key + "\" to the WHERE clause, or run the query on every"
-        + " shard through the scatter-gather API.";
+        + " Fix: add \"" + path + " = :" + key + "\" to the WHERE clause"
+        + (first.crossesGroups()
+            ? " (it joins " + first.otherGroup().describe() + " of another co-location group, so both keys"
+                + " must route to the session's shard; scatter-gather cannot join across groups), or split"
+                + " the query into one per co-location group."
+            : ", or run the query on every shard through the scatter-gather API.");
   }
 
   private static String quote(String hql) {
