@@ -149,7 +149,7 @@ public final class CrossShardTransactionWorkload {
     int maxThreads = Arrays.stream(options.threads).max().orElse(1);
     try (PostgresTopology pg = PostgresTopology.builder().shards(2).start()) {
       System.out.printf(Locale.ROOT, "[tx-bench] topology up in %d ms%n", pg.startupTime().toMillis());
-      Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null)
+      Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).ddl("create")
           .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
           .schema("create")
           .entities(BenchAccount.class)

@@ -115,7 +115,7 @@ public final class ScatterGatherWorkload {
         execute(shard, "ALTER DATABASE postgres SET plan_cache_mode = force_custom_plan");
         execute(shard, delayFunction(0));
       }
-      Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null)
+      Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).ddl("create")
           .schema("create")
           .entities(ScatterAccount.class);
       for (PostgresShard shard : pg.shards()) {
@@ -191,7 +191,7 @@ public final class ScatterGatherWorkload {
     long indexRows = 0;
     for (PostgresShard shard : pg.shards()) {
       entities += Workloads.count(shard.primary(), "SELECT count(*) FROM scatter_account");
-      indexRows += Workloads.count(shard.primary(), "SELECT count(*) FROM shardwise_gidx_scatteraccount_email");
+      indexRows += Workloads.count(shard.primary(), "SELECT count(*) FROM shardwise.gidx_scatteraccount_email");
     }
     if (entities != options.rows || indexRows != options.rows) {
       throw new IllegalStateException("loaded " + entities + " entities and " + indexRows + " global index rows, expected "
@@ -199,7 +199,7 @@ public final class ScatterGatherWorkload {
     }
     for (PostgresShard shard : pg.shards()) {
       execute(shard, "ANALYZE scatter_account");
-      execute(shard, "ANALYZE shardwise_gidx_scatteraccount_email");
+      execute(shard, "ANALYZE shardwise.gidx_scatteraccount_email");
     }
     System.out.printf(Locale.ROOT, "%sloaded in %.1f s; %d entity rows and %d index rows over the shards%n", TAG,
         (System.nanoTime() - started) / 1e9, entities, indexRows);

@@ -123,6 +123,15 @@ public final class Shardwise {
       return property(ShardwiseSettings.SCHEMA_ACTION, action);
     }
 
+    /**
+     * {@link ShardwiseSettings#DDL}: {@code "create"} lets Shardwise create its own tables (schema
+     * {@code shardwise}) when missing, which needs {@code CREATE} on each database; {@code "validate"}
+     * (the default) checks them and fails with the SQL to run ({@link ShardwiseDdl}).
+     */
+    public Builder ddl(String mode) {
+      return property(ShardwiseSettings.DDL, mode);
+    }
+
     public Builder entities(Class<?>... types) {
       entities.addAll(List.of(types));
       return this;

@@ -49,6 +49,16 @@ public final class ShardwiseSettings {
   /** Initialise an empty control database from the static shard map in this configuration (default false). */
   public static final String CONTROL_INITIALIZE = "shardwise.control.initialize";
 
+  /**
+   * Shardwise's own DDL (its schema {@code shardwise}: the transaction log and the shard map in the
+   * control database, saga markers and global-index tables on every shard, worker leases):
+   * {@code validate} (default) only reads the catalog and fails with
+   * {@link ShardwiseObjectsMissingException}, whose message carries the SQL to run, when an object is
+   * missing; {@code create} creates what is missing ({@code CREATE ... IF NOT EXISTS}, which needs
+   * {@code CREATE} on each database). See {@link ShardwiseDdl} and docs/security.md.
+   */
+  public static final String DDL = "shardwise.ddl";
+
   /** User and password for shard connections (default: jakarta.persistence.jdbc.user / password). */
   public static final String USER = "shardwise.user";
 

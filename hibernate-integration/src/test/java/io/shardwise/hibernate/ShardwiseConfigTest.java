@@ -79,6 +79,25 @@ class ShardwiseConfigTest {
   }
 
   @Test
+  void ownDdlIsOptInAndItsValueIsChecked() {
+    Map<String, Object> p = valid();
+    p.put(ShardwiseSettings.DDL, "validate");
+    assertFalse(ShardwiseConfig.from(p).ddlCreate(), "validate only checks the catalog");
+    assertFalse(ShardwiseConfig.from(p).snowflake().createLeaseTable());
+    p.put(ShardwiseSettings.DDL, "CREATE");
+    assertTrue(ShardwiseConfig.from(p).ddlCreate());
+    assertTrue(ShardwiseConfig.from(p).snowflake().createLeaseTable());
+    p.put(ShardwiseSettings.DDL, "update");
+    ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p));
+    assertTrue(e.getMessage().contains("shardwise.ddl = 'update' is not validate (the default"), e.getMessage());
+    p.remove(ShardwiseSettings.DDL);
+    p.put("shardwise.dll", "create");
+    e = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p));
+    assertTrue(e.getMessage().contains("shardwise.dll is not a Shardwise setting; did you mean shardwise.ddl"),
+        e.getMessage());
+  }
+
+  @Test
   void noShardsAtAllSaysWhatToSet() {
     ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class,
         () -> ShardwiseConfig.from(Map.of("hibernate.persistenceUnitName", "shop")));

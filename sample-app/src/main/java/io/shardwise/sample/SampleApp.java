@@ -72,9 +72,14 @@ public final class SampleApp {
       }
 
       walk.step("Build the session factory: eight annotated entities, schema created on every shard, shard map in a control database");
+      walk.say("shardwise.ddl = create: Shardwise creates its own tables here (the default, validate, only checks them)");
       Shardwise.Builder config = Shardwise.configure()
           .credentials("postgres", null)
           .schema("create")
+          // Opt in to Shardwise's own DDL: this embedded topology runs as its superuser and starts empty.
+          // A deployment keeps the default (validate) and has an administrator run the SQL of
+          // docs/security.md once, so the application's role needs no CREATE anywhere.
+          .ddl("create")
           .property(ShardwiseSettings.RYW_SECRET, "sample-app-secret-use-32-random-bytes-in-production")
           .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
           .property("shardwise.snowflake.worker_id", "7")

@@ -128,7 +128,8 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   private static WorkerLease leaseFor(SnowflakeSettings settings, int maxWorkerId) {
     return LEASES.computeIfAbsent(settings.leaseUrl() + "/" + settings.leaseUser() + "/" + maxWorkerId, k -> {
       WorkerLease.Builder builder = WorkerLease.builder(settings.leaseUrl()).user(settings.leaseUser())
-          .password(settings.leasePassword()).maxWorkerId(maxWorkerId);
+          .password(settings.leasePassword()).maxWorkerId(maxWorkerId)
+          .createTableIfMissing(settings.createLeaseTable());
       if (settings.leaseTtl() != null) {
         builder.ttl(settings.leaseTtl());
       }

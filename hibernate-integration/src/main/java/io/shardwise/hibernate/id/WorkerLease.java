@@ -3,6 +3,8 @@ package io.shardwise.hibernate.id;
 import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.internal.jdbc.LockedDdl;
+import io.shardwise.hibernate.internal.jdbc.OwnObjects;
+import io.shardwise.hibernate.ShardwiseDdl;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -33,7 +35,9 @@ import java.util.concurrent.TimeUnit;
  * <h2>The table</h2>
  *
  * {@code shardwise.snowflake_worker(worker_id int primary key, owner text, acquired_at, expires_at
- * timestamptz)}, created on first use. {@link Builder#acquire()} takes the lowest worker id whose
+ * timestamptz)}, created by an administrator (the SQL is
+ * {@code ShardwiseDdl.Feature.WORKER_LEASES.script(role)}), or on first use with
+ * {@link Builder#createTableIfMissing(boolean)}. {@link Builder#acquire()} takes the lowest worker id whose
  * row is absent or expired, in a transaction serialized by an advisory lock, and writes a unique
  * owner token and {@code expires_at = now() + ttl}. A daemon heartbeat thread renews the row every
  * third of the TTL, but only while the row still carries this lease's owner token and has not
@@ -262,6 +266,7 @@ public final class WorkerLease implements AutoCloseable {
     private Duration ttl = Duration.ofSeconds(30);
     private int maxWorkerId = SnowflakeLayout.DEFAULT.maxWorkerId();
     private Clock clock = Clock.system();
+    private boolean createTable;
 
     private Builder(String jdbcUrl) {
       this.jdbcUrl = jdbcUrl;
@@ -310,6 +315,17 @@ public final class WorkerLease implements AutoCloseable {
     }
 
     /**
+     * Whether {@link #acquire()} creates {@code shardwise.snowflake_worker} when it is missing (which
+     * needs {@code CREATE} on the database; {@code shardwise.ddl = create} sets this for
+     * {@code @SnowflakeId}). Default false: the table is only checked, and a missing table fails with
+     * {@link io.shardwise.hibernate.ShardwiseObjectsMissingException} carrying the SQL to run.
+     */
+    public Builder createTableIfMissing(boolean create) {
+      this.createTable = create;
+      return this;
+    }
+
+    /**
      * Leases the lowest free worker id and starts the heartbeat.
      *
      * @throws IllegalStateException when every id up to {@code maxWorkerId} is held by a live lease,
@@ -342,12 +358,13 @@ public final class WorkerLease implements AutoCloseable {
 
     private int lease(Connection c, String owner, long ttlMillis, String redacted) throws SQLException {
       // the lock also serializes the choice of a free id below, until this transaction commits
-      LockedDdl.runInTransaction(c, TABLE, "CREATE SCHEMA IF NOT EXISTS shardwise",
-          "CREATE TABLE IF NOT EXISTS " + TABLE + " ("
-              + "worker_id int PRIMARY KEY CHECK (worker_id >= 0), "
-              + "owner text NOT NULL, "
-              + "acquired_at timestamptz NOT NULL DEFAULT now(), "
-              + "expires_at timestamptz NOT NULL)");
+      ShardwiseDdl.Feature feature = ShardwiseDdl.Feature.WORKER_LEASES;
+      if (createTable) {
+        LockedDdl.runInTransaction(c, TABLE, feature.statements().toArray(String[]::new));
+      } else {
+        OwnObjects.check(c, "the worker-lease database", feature.tables(), feature.privileges(), feature::script);
+        LockedDdl.runInTransaction(c, TABLE);
+      }
       Integer free = null;
       try (PreparedStatement select = c.prepareStatement("SELECT g FROM generate_series(0, ?) g"
           + " WHERE NOT EXISTS (SELECT 1 FROM " + TABLE + " w WHERE w.worker_id = g AND w.expires_at > now())"

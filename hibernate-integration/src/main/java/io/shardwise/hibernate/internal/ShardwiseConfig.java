@@ -80,6 +80,7 @@ public final class ShardwiseConfig {
   private final ShardMap staticMap;
   private final String controlUrl;
   private final boolean controlInitialize;
+  private final boolean ddlCreate;
   private final String user;
   private final String password;
   private final int poolSize;
@@ -108,6 +109,7 @@ public final class ShardwiseConfig {
     this.staticMap = p.staticMap;
     this.controlUrl = p.controlUrl;
     this.controlInitialize = p.controlInitialize;
+    this.ddlCreate = p.ddlCreate;
     this.user = p.user;
     this.password = p.password;
     this.poolSize = p.poolSize;
@@ -143,6 +145,33 @@ public final class ShardwiseConfig {
 
   public boolean controlInitialize() {
     return controlInitialize;
+  }
+
+  /**
+   * {@code shardwise.ddl = create}: Shardwise creates its own objects when missing; otherwise
+   * ({@code validate}, the default) it only checks them and fails with the SQL to run.
+   */
+  public boolean ddlCreate() {
+    return ddlCreate;
+  }
+
+  /**
+   * {@code shardwise.ddl}: true for {@code create}, false for {@code validate} or unset; anything
+   * else adds a problem.
+   */
+  static boolean parseDdl(String text, List<String> problems) {
+    if (text == null || text.isBlank()) {
+      return false;
+    }
+    return switch (text.trim().toLowerCase(Locale.ROOT)) {
+      case "create" -> true;
+      case "validate" -> false;
+      default -> {
+        problems.add(ShardwiseSettings.DDL + " = '" + text + "' is not validate (the default: check Shardwise's own"
+            + " tables and fail with the SQL to run) or create (create them, which needs CREATE on each database)");
+        yield false;
+      }
+    };
   }
 
   /** How often a router checks the control database's map version besides listening for changes. */
@@ -257,6 +286,7 @@ public final class ShardwiseConfig {
     ShardMap staticMap;
     String controlUrl;
     boolean controlInitialize;
+    boolean ddlCreate;
     String user;
     String password;
     int poolSize;
@@ -350,7 +380,9 @@ public final class ShardwiseConfig {
           intSetting(ShardwiseSettings.TX_LOG_POOL_SIZE, 3, 1, 100),
           intSetting(ShardwiseSettings.SAGA_MAX_ATTEMPTS, 5, 1, 1000),
           intSetting(ShardwiseSettings.SAGA_BACKOFF, 50, 1, 3_600_000));
-      snowflake = SnowflakeSettings.parse(p::get, problems);
+      String ddl = p.get(ShardwiseSettings.DDL);
+      ddlCreate = parseDdl(ddl != null ? ddl : System.getProperty(ShardwiseSettings.DDL), problems);
+      snowflake = SnowflakeSettings.parse(p::get, problems, ddlCreate);
       strategy = ShardingStrategies.parse(p, null, problems);
 
       controlUrl = p.get(ShardwiseSettings.CONTROL_URL);
@@ -541,7 +573,7 @@ public final class ShardwiseConfig {
     List<String> keys = new ArrayList<>(List.of(
         ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY,
         ShardwiseSettings.RING_VNODES, ShardwiseSettings.FALLBACK, ShardwiseSettings.CONTROL_URL,
-        ShardwiseSettings.CONTROL_INITIALIZE, ShardwiseSettings.USER, ShardwiseSettings.PASSWORD,
+        ShardwiseSettings.CONTROL_INITIALIZE, ShardwiseSettings.DDL, ShardwiseSettings.USER, ShardwiseSettings.PASSWORD,
         ShardwiseSettings.POOL_SIZE, ShardwiseSettings.POOL_MIN_IDLE, ShardwiseSettings.CONNECTION_TIMEOUT,
         ShardwiseSettings.SCHEMA_ACTION, ShardwiseSettings.REPLICA_BALANCE, ShardwiseSettings.REPLICA_MAX_LAG_MS,
         ShardwiseSettings.REPLICA_MAX_LAG_BYTES, ShardwiseSettings.REPLICA_MONITOR_INTERVAL,

@@ -19,9 +19,10 @@ import java.util.function.Function;
  * @param leasePassword the lease's password, or null
  * @param leaseTtl how long a lease lives without renewal, or null for the lease's default
  * @param ticking read the time from a ticking clock instead of the system clock per id
+ * @param createLeaseTable {@code shardwise.ddl = create}: the lease creates its table if missing
  */
 public record SnowflakeSettings(Integer workerId, String leaseUrl, String leaseUser, String leasePassword,
-    Duration leaseTtl, boolean ticking) {
+    Duration leaseTtl, boolean ticking, boolean createLeaseTable) {
 
   public static final String WORKER_ID = "shardwise.snowflake.worker_id";
   public static final String CLOCK = "shardwise.snowflake.clock";
@@ -39,9 +40,10 @@ public record SnowflakeSettings(Integer workerId, String leaseUrl, String leaseU
 
   /**
    * Reads the settings from {@code settings}, then system properties; adds one line per problem to
-   * {@code problems}.
+   * {@code problems}. {@code shardwise.ddl} is parsed by the caller.
    */
-  public static SnowflakeSettings parse(Function<String, Object> settings, List<String> problems) {
+  public static SnowflakeSettings parse(Function<String, Object> settings, List<String> problems,
+      boolean createLeaseTable) {
     String workerText = setting(settings, WORKER_ID);
     String leaseUrl = setting(settings, LEASE_URL);
     Integer workerId = null;
@@ -91,7 +93,7 @@ public record SnowflakeSettings(Integer workerId, String leaseUrl, String leaseU
       }
     }
     return new SnowflakeSettings(workerId, leaseUrl, setting(settings, LEASE_USER), setting(settings, LEASE_PASSWORD),
-        ttl, ticking);
+        ttl, ticking, createLeaseTable);
   }
 
   /**
@@ -101,7 +103,8 @@ public record SnowflakeSettings(Integer workerId, String leaseUrl, String leaseU
    */
   public static SnowflakeSettings parse(Function<String, Object> settings) {
     List<String> problems = new ArrayList<>();
-    SnowflakeSettings parsed = parse(settings, problems);
+    SnowflakeSettings parsed = parse(settings, problems,
+        ShardwiseConfig.parseDdl(setting(settings, io.shardwise.hibernate.ShardwiseSettings.DDL), problems));
     if (!problems.isEmpty()) {
       throw new IllegalStateException("Snowflake id settings are invalid: " + String.join("; ", problems));
     }
@@ -120,6 +123,6 @@ public record SnowflakeSettings(Integer workerId, String leaseUrl, String leaseU
   public String toString() {
     return "SnowflakeSettings[workerId=" + workerId + ", leaseUrl=" + (leaseUrl == null ? null : JdbcUrls.redact(leaseUrl))
         + ", leaseUser=" + leaseUser + ", leasePassword=" + (leasePassword == null ? null : JdbcUrls.MASK)
-        + ", leaseTtl=" + leaseTtl + ", ticking=" + ticking + "]";
+        + ", leaseTtl=" + leaseTtl + ", ticking=" + ticking + ", createLeaseTable=" + createLeaseTable + "]";
   }
 }

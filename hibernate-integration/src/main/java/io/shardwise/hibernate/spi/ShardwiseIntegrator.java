@@ -93,9 +93,6 @@ public final class ShardwiseIntegrator implements Integrator {
     if (action == ShardwiseConfig.SchemaAction.NONE) {
       return;
     }
-    if (components.controlDatabase() != null && action != ShardwiseConfig.SchemaAction.VALIDATE) {
-      components.controlDatabase().createSchema();
-    }
     Map<String, Object> perShard = new HashMap<>(settings);
     perShard.remove("jakarta.persistence.schema-generation.database.action");
     perShard.put("hibernate.hbm2ddl.auto", switch (action) {
@@ -105,6 +102,12 @@ public final class ShardwiseIntegrator implements Integrator {
       case NONE -> "none";
     });
     components.onEveryShard(shard -> {
+      if (action == ShardwiseConfig.SchemaAction.CREATE) {
+        // Hibernate's meaning, kept: tests and demos rely on it. Said loudly, once per shard.
+        System.getLogger("io.shardwise.schema").log(System.Logger.Level.WARNING, "shardwise.schema.action = create"
+            + " drops and re-creates every mapped table, with its rows, on shard '" + shard + "' of persistence unit '"
+            + components.config().unitName() + "' now; use update, validate or none for data you keep");
+      }
       try {
         SchemaManagementToolCoordinator.process(metadata, registry, perShard, null);
       } catch (RuntimeException e) {

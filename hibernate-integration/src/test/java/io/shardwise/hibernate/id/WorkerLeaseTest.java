@@ -58,7 +58,7 @@ class WorkerLeaseTest {
           racers.add(pool.submit(() -> {
             start.await();
             try {
-              return WorkerLease.builder(url).user("postgres").maxWorkerId(0).ttl(Duration.ofSeconds(30)).acquire();
+              return WorkerLease.builder(url).createTableIfMissing(true).user("postgres").maxWorkerId(0).ttl(Duration.ofSeconds(30)).acquire();
             } catch (IllegalStateException e) {
               assertTrue(e.getMessage().contains("all 1 Snowflake worker ids (0..0)"), e.getMessage());
               return null;
@@ -92,7 +92,7 @@ class WorkerLeaseTest {
           start.await();
           List<WorkerLease> mine = new ArrayList<>();
           for (int k = 0; k < 4; k++) {
-            mine.add(WorkerLease.builder(url).user("postgres").maxWorkerId(7).acquire());
+            mine.add(WorkerLease.builder(url).createTableIfMissing(true).user("postgres").maxWorkerId(7).acquire());
           }
           return mine;
         }));
@@ -107,7 +107,7 @@ class WorkerLeaseTest {
       assertEquals(Set.of(0, 1, 2, 3, 4, 5, 6, 7), ids);
 
       IllegalStateException full = assertThrows(IllegalStateException.class,
-          () -> WorkerLease.builder(url).user("postgres").maxWorkerId(7).acquire());
+          () -> WorkerLease.builder(url).createTableIfMissing(true).user("postgres").maxWorkerId(7).acquire());
       assertTrue(full.getMessage().contains("all 8 Snowflake worker ids (0..7)"), full.getMessage());
     } finally {
       pool.shutdownNow();
@@ -118,7 +118,7 @@ class WorkerLeaseTest {
   void leaseThatCannotBeRenewedStopsGenerationBeforeAnotherInstanceGetsTheId(@Node(shard = 0) String url,
       @Node(shard = 0) DataSource control) throws SQLException {
     execute(control, "CREATE ROLE lease_a LOGIN SUPERUSER");
-    WorkerLease a = WorkerLease.builder(url).user("lease_a").maxWorkerId(0).ttl(SHORT_TTL).acquire();
+    WorkerLease a = WorkerLease.builder(url).createTableIfMissing(true).user("lease_a").maxWorkerId(0).ttl(SHORT_TTL).acquire();
     leases.add(a);
     SnowflakeLayout layout = SnowflakeLayout.DEFAULT;
     Snowflake idsA = Snowflake.builder(layout).workerLease(a).build();
@@ -135,7 +135,7 @@ class WorkerLeaseTest {
         // expected once the deadline passes
       }
       try {
-        b[0] = WorkerLease.builder(url).user("postgres").maxWorkerId(0).ttl(SHORT_TTL).acquire();
+        b[0] = WorkerLease.builder(url).createTableIfMissing(true).user("postgres").maxWorkerId(0).ttl(SHORT_TTL).acquire();
         return true;
       } catch (IllegalStateException stillHeld) {
         return false;
@@ -159,7 +159,7 @@ class WorkerLeaseTest {
   @Test
   void leaseTakenOverInTheTableIsLostForGood(@Node(shard = 0) String url, @Node(shard = 0) DataSource control)
       throws SQLException {
-    WorkerLease a = WorkerLease.builder(url).user("postgres").maxWorkerId(3).ttl(SHORT_TTL).acquire();
+    WorkerLease a = WorkerLease.builder(url).createTableIfMissing(true).user("postgres").maxWorkerId(3).ttl(SHORT_TTL).acquire();
     leases.add(a);
     Snowflake ids = Snowflake.builder(SnowflakeLayout.DEFAULT).workerLease(a).build();
     ids.nextId();
@@ -173,7 +173,7 @@ class WorkerLeaseTest {
 
   @Test
   void heartbeatKeepsTheLeaseAliveAndCloseFreesTheIdAtOnce(@Node(shard = 0) String url) throws Exception {
-    WorkerLease a = WorkerLease.builder(url).user("postgres").maxWorkerId(0).ttl(SHORT_TTL).acquire();
+    WorkerLease a = WorkerLease.builder(url).createTableIfMissing(true).user("postgres").maxWorkerId(0).ttl(SHORT_TTL).acquire();
     leases.add(a);
     Snowflake ids = Snowflake.builder(SnowflakeLayout.DEFAULT).workerLease(a).build();
     long start = System.currentTimeMillis();
@@ -183,11 +183,11 @@ class WorkerLeaseTest {
       return System.currentTimeMillis() - start > 3 * SHORT_TTL.toMillis();
     });
     assertThrows(IllegalStateException.class,
-        () -> WorkerLease.builder(url).user("postgres").maxWorkerId(0).acquire(), "worker 0 is still held");
+        () -> WorkerLease.builder(url).createTableIfMissing(true).user("postgres").maxWorkerId(0).acquire(), "worker 0 is still held");
 
     a.close();
     assertThrows(WorkerLeaseLostException.class, ids::nextId);
-    WorkerLease again = WorkerLease.builder(url).user("postgres").maxWorkerId(0).acquire();
+    WorkerLease again = WorkerLease.builder(url).createTableIfMissing(true).user("postgres").maxWorkerId(0).acquire();
     leases.add(again);
     assertEquals(0, again.workerId());
     assertNotEquals(a.owner(), again.owner());

@@ -32,7 +32,7 @@ class GlobalIndexMoveTest {
         long customer = id;
         shards.forKey(customer).inTransaction(s -> s.persist(new Customer(customer, "c" + customer + "@example.com")));
       }
-      String lookup = "shardwise_gidx_customer_email";
+      String lookup = "shardwise.gidx_customer_email";
       String valueBucket = BucketStrategy.sqlBucket(ShardKeyType.STRING, "value", 1024);
       long movingLookups = MoveFixture.count(s0, "SELECT count(*) FROM " + lookup + " WHERE " + valueBucket + " <= 170");
       assertTrue(movingLookups > 0, "some lookup rows sit in the moving buckets");

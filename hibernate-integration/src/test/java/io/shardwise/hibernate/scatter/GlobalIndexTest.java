@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 /** {@code @GlobalIndex} on three shards: ordered writes, verified reads, uniqueness, backfill. */
 @ShardedPostgres(shards = 3, scope = ShardedPostgres.Scope.RUN)
 class GlobalIndexTest {
-  private static final String TABLE = "shardwise_gidx_customer_email";
+  private static final String TABLE = "shardwise.gidx_customer_email";
   private static SessionFactory sessionFactory;
   private static ShardedSessions shards;
 

@@ -10,7 +10,8 @@ import io.shardwise.hibernate.globalindex.BackfillProgress;
 import io.shardwise.hibernate.globalindex.GlobalIndexUniqueException;
 import io.shardwise.hibernate.internal.PrimaryConnections;
 import io.shardwise.hibernate.internal.ShardSessions;
-import io.shardwise.hibernate.internal.jdbc.LockedDdl;
+import io.shardwise.hibernate.ShardwiseDdl;
+import io.shardwise.hibernate.internal.jdbc.OwnObjects;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.query.QueryGuard;
@@ -23,7 +24,6 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -46,8 +46,9 @@ import org.hibernate.persister.entity.EntityPersister;
 /**
  * Maintains and reads the {@link GlobalIndex} lookup tables of one session factory.
  *
- * <p>Each index is a table {@code shardwise_gidx_<entity>_<attribute>(value, shard_key,
- * entity_id)} present on every shard; the rows for a value live on the shard that owns the value.
+ * <p>Each index is a table {@code shardwise.gidx_<entity>_<attribute>(value, shard_key,
+ * entity_id)} present on every shard (named by {@link ShardwiseDdl#globalIndexTable}: never longer than
+ * PostgreSQL's 63 bytes, never shared by two indexes, always schema-qualified and quoted); the rows for a value live on the shard that owns the value.
  * Write order is what keeps a committed entity findable: before Hibernate inserts or updates the
  * entity, its new index row is committed on the value's shard (its own short transaction); after the
  * entity's transaction commits, the row of the old value (update) or of the deleted entity is
@@ -67,17 +68,29 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
   private static final int BATCH = 500;
 
   /** One {@code @GlobalIndex}. */
-  record Index(ShardedEntity entity, String attribute, boolean unique, String table) {}
+  record Index(ShardedEntity entity, String attribute, boolean unique, String table) {
+    /** The table as SQL names it: schema-qualified and quoted, so no search_path can redirect it. */
+    String sql() {
+      return ShardwiseDdl.quoted(table);
+    }
+  }
 
   private final transient Router router;
   private final transient PrimaryConnections primaries;
   private final transient Supplier<ShardingModel> model;
   private transient volatile SessionFactory sessionFactory;
   private transient volatile Map<String, List<Index>> byEntity;
-  private final transient Set<String> tablesCreated = ConcurrentHashMap.newKeySet();
+  private final transient Set<String> tablesReady = ConcurrentHashMap.newKeySet();
+  private final transient boolean createTables;
 
-  /** @param model the session factory's sharding model, installed once its metadata is known */
-  public GlobalIndexes(Router router, PrimaryConnections primaries, Supplier<ShardingModel> model) {
+  /**
+   * @param model the session factory's sharding model, installed once its metadata is known
+   * @param createTables {@code shardwise.ddl = create}: create a missing lookup table on first use;
+   *     otherwise check it and fail with the SQL to run
+   */
+  public GlobalIndexes(Router router, PrimaryConnections primaries, Supplier<ShardingModel> model,
+      boolean createTables) {
+    this.createTables = createTables;
     this.router = router;
     this.primaries = primaries;
     this.model = model;
@@ -102,15 +115,25 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
               throw new ShardingConfigurationException("[GlobalIndexMisplaced] " + entity.simpleName() + "."
                   + f.getName() + ": @GlobalIndex belongs on a non-key attribute of a sharded entity");
             }
-            String table = ("shardwise_gidx_" + entity.simpleName() + "_" + f.getName()).toLowerCase(Locale.ROOT);
             all.computeIfAbsent(entity.entityName(), k -> new ArrayList<>())
-                .add(new Index(entity, f.getName(), gi.unique(), table));
+                .add(new Index(entity, f.getName(), gi.unique(), ShardwiseDdl.globalIndexTable(entity.entityName(),
+                    entity.simpleName(), f.getName(), false)));
           }
         }
       }
+      disambiguate(all);
       byEntity = all;
     }
     return all;
+  }
+
+  /** Indexes whose short names coincide (or only differ in case) get the hashed form of the name. */
+  private static void disambiguate(Map<String, List<Index>> all) {
+    Map<String, Integer> uses = new java.util.HashMap<>();
+    all.values().forEach(list -> list.forEach(i -> uses.merge(i.table(), 1, Integer::sum)));
+    all.values().forEach(list -> list.replaceAll(i -> uses.get(i.table()) == 1 ? i : new Index(i.entity(),
+        i.attribute(), i.unique(), ShardwiseDdl.globalIndexTable(i.entity().entityName(), i.entity().simpleName(),
+            i.attribute(), true))));
   }
 
   /**
@@ -144,7 +167,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
     List<String[]> candidates = new ArrayList<>();
     String shard = router.shardFor(value);
     sql(shard, index, c -> {
-      try (PreparedStatement ps = c.prepareStatement("SELECT shard_key, entity_id FROM " + index.table()
+      try (PreparedStatement ps = c.prepareStatement("SELECT shard_key, entity_id FROM " + index.sql()
           + " WHERE value = ?")) {
         ps.setString(1, value.toString());
         try (ResultSet rs = ps.executeQuery()) {
@@ -264,7 +287,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
         if (index.unique()) {
           checkUnique(c, index, value, id);
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + index.table() + " (value, shard_key, entity_id)"
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + index.sql() + " (value, shard_key, entity_id)"
             + " VALUES (?, ?, ?) ON CONFLICT (value, entity_id) DO UPDATE SET shard_key = EXCLUDED.shard_key")) {
           ps.setString(1, value.toString());
           ps.setString(2, key.toString());
@@ -289,7 +312,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
     }
     List<String[]> others = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement("SELECT shard_key, entity_id, created_at < now() - make_interval("
-        + "secs => " + PENDING_SECONDS + ") FROM " + index.table() + " WHERE value = ? AND entity_id <> ?")) {
+        + "secs => " + PENDING_SECONDS + ") FROM " + index.sql() + " WHERE value = ? AND entity_id <> ?")) {
       ps.setString(1, value.toString());
       ps.setString(2, id.toString());
       try (ResultSet rs = ps.executeQuery()) {
@@ -312,7 +335,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
             + " another transaction (" + index.entity().simpleName() + "#" + other[1] + ", under " + PENDING_SECONDS
             + " s old and not committed yet); retry in a moment");
       }
-      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + index.table() + " WHERE value = ? AND entity_id = ?")) {
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + index.sql() + " WHERE value = ? AND entity_id = ?")) {
         ps.setString(1, value.toString());
         ps.setString(2, other[1]);
         ps.executeUpdate();
@@ -322,7 +345,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
 
   private void remove(Index index, Object value, Object id) {
     sql(router.shardFor(value), index, c -> {
-      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + index.table() + " WHERE value = ? AND entity_id = ?")) {
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + index.sql() + " WHERE value = ? AND entity_id = ?")) {
         ps.setString(1, value.toString());
         ps.setString(2, id.toString());
         ps.executeUpdate();
@@ -391,13 +414,13 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
 
   private <R> R sql(String shard, Index index, Work<R> work) {
     try (Connection c = primaries.primary(shard)) {
-      if (tablesCreated.add(index.table() + "@" + shard)) {
+      if (tablesReady.add(index.table() + "@" + shard)) {
         try {
-          LockedDdl.run(c, index.table(), "CREATE TABLE IF NOT EXISTS " + index.table() + " (value text NOT NULL,"
-              + " shard_key text NOT NULL, entity_id text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),"
-              + " PRIMARY KEY (value, entity_id))");
-        } catch (SQLException e) {
-          tablesCreated.remove(index.table() + "@" + shard);
+          OwnObjects.ensure(c, createTables, "shard '" + shard + "'", index.table(),
+              ShardwiseDdl.globalIndexStatements(index.table()), List.of(index.table()),
+              ShardwiseDdl.GLOBAL_INDEX_PRIVILEGES, role -> ShardwiseDdl.globalIndexScript(index.table(), role));
+        } catch (SQLException | RuntimeException e) {
+          tablesReady.remove(index.table() + "@" + shard);
           throw e;
         }
       }

@@ -76,7 +76,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
     this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),
         config.unitName(), config.pinTtlMs());
-    this.globalIndexes = new GlobalIndexes(router, pools, this::model);
+    this.globalIndexes = new GlobalIndexes(router, pools, this::model, config.ddlCreate());
     this.keyValues = new ShardKeyValues(router);
     this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable);
   }
@@ -86,8 +86,12 @@ public final class ShardwiseComponents implements AutoCloseable {
       return new ShardwiseComponents(config, null, new StaticShardMapSource(config.staticMap()));
     }
     ControlDatabase control = new ControlDatabase(config.controlUrl(), config.user(), config.password());
-    if (config.controlInitialize()) {
+    if (config.ddlCreate()) {
       control.createSchema();
+    } else {
+      control.checkSchema();
+    }
+    if (config.controlInitialize()) {
       control.initialize(config.staticMap());
     }
     ShardMapSource source = ControlDatabaseShardMapSource.builder(control)

@@ -140,7 +140,7 @@ public final class Mover implements Resharding {
   }
 
   /** The prefix of {@code @GlobalIndex} lookup tables, which the runtime creates on a shard on first use. */
-  private static final String LOOKUP_TABLE_PREFIX = "shardwise_gidx_";
+  private static final String LOOKUP_TABLE_PREFIX = "shardwise.gidx_";
 
   /** rows, bytes, 1 if sampled. */
   private static long[] size(Connection c, ReshardTable t, ReshardRequest request, int bucketCount) throws SQLException {

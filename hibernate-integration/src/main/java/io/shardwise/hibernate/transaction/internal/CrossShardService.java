@@ -39,7 +39,7 @@ public final class CrossShardService implements AutoCloseable {
     this.log = new TxLog(config);
     this.twoPhase = new TwoPhaseCommit(shardAccess, log, coordinatorId, this);
     this.sagas = new SagaRunner(shardAccess, log, coordinatorId, this, settings.sagaMaxAttempts(),
-        settings.sagaBackoffMs());
+        settings.sagaBackoffMs(), config.ddlCreate());
     this.daemon = daemonThread("shardwise-tx-recovery-" + config.unitName());
     this.heartbeat = daemonThread("shardwise-tx-heartbeat-" + config.unitName());
   }
@@ -54,7 +54,8 @@ public final class CrossShardService implements AutoCloseable {
 
   /**
    * Starts the service when there is a control database (null without one, or when
-   * {@code shardwise.tx.enabled = false}): creates the log tables, checks
+   * {@code shardwise.tx.enabled = false}): creates the log tables (with {@code shardwise.ddl = create}; else
+   * checks them, failing with the SQL to run), checks
    * {@code max_prepared_transactions} on every shard that answers, registers this coordinator,
    * resolves what earlier coordinators left in doubt, and schedules that to repeat.
    */
@@ -64,7 +65,7 @@ public final class CrossShardService implements AutoCloseable {
     }
     CrossShardService service = new CrossShardService(config, shardAccess);
     try {
-      service.log.createTables();
+      service.log.prepareTables(config.ddlCreate());
       service.twoPhase.checkShardsAtStartup();
       service.log.heartbeat(service.coordinatorId, config.unitName());
       service.heartbeat.scheduleAtFixedRate(service::beat, service.recoveryIntervalMs, service.recoveryIntervalMs,

@@ -4,7 +4,8 @@ import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.ShardwiseException;
 import io.shardwise.hibernate.transaction.SagaDefinition;
 import io.shardwise.hibernate.transaction.SagaOutcome;
-import io.shardwise.hibernate.internal.jdbc.LockedDdl;
+import io.shardwise.hibernate.ShardwiseDdl;
+import io.shardwise.hibernate.internal.jdbc.OwnObjects;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -38,15 +39,6 @@ import org.hibernate.Transaction;
  */
 public final class SagaRunner {
   private static final System.Logger LOG = System.getLogger("io.shardwise.saga");
-  private static final String MARKER_DDL = """
-      CREATE TABLE IF NOT EXISTS shardwise.saga_applied (
-        saga_id    text NOT NULL,
-        step       int NOT NULL,
-        kind       char(1) NOT NULL CHECK (kind IN ('F', 'C')),
-        applied_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (saga_id, step, kind)
-      )""";
-
   private record Registered(SagaDefinition definition, Function<String, Session> opener) {}
 
   private static final class StepFailed extends RuntimeException {
@@ -67,9 +59,11 @@ public final class SagaRunner {
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final java.util.concurrent.atomic.AtomicLong resumedByRecovery = new java.util.concurrent.atomic.AtomicLong();
   private final Set<String> markerTables = ConcurrentHashMap.newKeySet();
+  private final boolean createMarkerTables;
 
   SagaRunner(ShardAccess shardAccess, TxLog log, String coordinatorId, CrossShardService service, int maxAttempts,
-      long backoffMs) {
+      long backoffMs, boolean createMarkerTables) {
+    this.createMarkerTables = createMarkerTables;
     this.shardAccess = shardAccess;
     this.log = log;
     this.coordinatorId = coordinatorId;
@@ -271,11 +265,11 @@ public final class SagaRunner {
       return;
     }
     try (Connection c = shardAccess.primaryConnection(shardId)) {
-      LockedDdl.run(c, "shardwise.saga_applied", "CREATE SCHEMA IF NOT EXISTS shardwise", MARKER_DDL);
+      OwnObjects.ensure(c, createMarkerTables, "shard '" + shardId + "'", ShardwiseDdl.Feature.SAGA_MARKERS);
       markerTables.add(shardId);
     } catch (SQLException e) {
-      throw new ShardwiseException("Could not create shardwise.saga_applied on shard '" + shardId + "': "
-          + e.getMessage(), e);
+      throw new ShardwiseException("Could not " + (createMarkerTables ? "create" : "check") + " shardwise.saga_applied"
+          + " on shard '" + shardId + "': " + e.getMessage(), e);
     }
   }
 

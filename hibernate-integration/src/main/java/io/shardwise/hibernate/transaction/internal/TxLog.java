@@ -3,7 +3,8 @@ package io.shardwise.hibernate.transaction.internal;
 import com.zaxxer.hikari.HikariDataSource;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
-import io.shardwise.hibernate.internal.jdbc.LockedDdl;
+import io.shardwise.hibernate.ShardwiseDdl;
+import io.shardwise.hibernate.internal.jdbc.OwnObjects;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.routing.ControlDatabaseException;
@@ -36,41 +37,6 @@ import java.util.Set;
  * when the method that writes it returns.
  */
 final class TxLog implements AutoCloseable {
-  private static final String[] DDL = {
-      "CREATE SCHEMA IF NOT EXISTS shardwise",
-      """
-      CREATE TABLE IF NOT EXISTS shardwise.tx_coordinator (
-        id           text PRIMARY KEY,
-        unit         text NOT NULL,
-        started_at   timestamptz NOT NULL DEFAULT now(),
-        heartbeat_at timestamptz NOT NULL DEFAULT now()
-      )""",
-      """
-      CREATE TABLE IF NOT EXISTS shardwise.saga (
-        id          text PRIMARY KEY,
-        name        text NOT NULL,
-        payload     text NOT NULL,
-        state       text NOT NULL CHECK (state IN ('RUNNING', 'COMPENSATING', 'COMPLETED', 'COMPENSATED')),
-        next_step   int NOT NULL DEFAULT 0,
-        coordinator text NOT NULL,
-        last_error  text,
-        created_at  timestamptz NOT NULL DEFAULT now(),
-        updated_at  timestamptz NOT NULL DEFAULT now()
-      )""",
-      """
-      CREATE TABLE IF NOT EXISTS shardwise.saga_step (
-        saga_id    text NOT NULL REFERENCES shardwise.saga (id) ON DELETE CASCADE,
-        step       int NOT NULL,
-        name       text NOT NULL,
-        state      text NOT NULL CHECK (state IN ('DONE', 'FAILED', 'COMPENSATED')),
-        attempts   int NOT NULL,
-        last_error text,
-        updated_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (saga_id, step)
-      )""",
-      "CREATE INDEX IF NOT EXISTS saga_unfinished ON shardwise.saga (state) WHERE state IN ('RUNNING', 'COMPENSATING')"
-  };
-
   /** A saga row as recovery needs it. */
   record SagaRow(String id, String name, String payload, String state, int nextStep, String coordinator) {}
 
@@ -87,9 +53,13 @@ final class TxLog implements AutoCloseable {
     return displayUrl;
   }
 
-  void createTables() {
-    run("create the transaction log tables", c -> {
-      LockedDdl.run(c, "shardwise.tx_log", DDL);
+  /**
+   * Creates the log's tables when missing ({@code create}), or checks that they exist and that the
+   * role may use them, failing with the SQL to run ({@link ShardwiseDdl.Feature#TRANSACTION_LOG}).
+   */
+  void prepareTables(boolean create) {
+    run(create ? "create the transaction log tables" : "check the transaction log tables", c -> {
+      OwnObjects.ensure(c, create, "the control database", ShardwiseDdl.Feature.TRANSACTION_LOG);
       return null;
     });
   }
