@@ -5,6 +5,7 @@ import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.internal.jdbc.LockedDdl;
 import io.shardwise.hibernate.internal.jdbc.OwnObjects;
 import io.shardwise.hibernate.ShardwiseDdl;
+import io.shardwise.hibernate.ShardwiseObjectsMissingException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -359,12 +360,16 @@ public final class WorkerLease implements AutoCloseable {
     private int lease(Connection c, String owner, long ttlMillis, String redacted) throws SQLException {
       // the lock also serializes the choice of a free id below, until this transaction commits
       ShardwiseDdl.Feature feature = ShardwiseDdl.Feature.WORKER_LEASES;
-      if (createTable) {
-        LockedDdl.runInTransaction(c, TABLE, feature.statements().toArray(String[]::new));
-      } else {
+      String[] ddl = {};
+      try {
         OwnObjects.check(c, "the worker-lease database", feature.tables(), feature.privileges(), feature::script);
-        LockedDdl.runInTransaction(c, TABLE);
+      } catch (ShardwiseObjectsMissingException missing) {
+        if (!createTable) {
+          throw missing;
+        }
+        ddl = feature.statements().toArray(String[]::new); // only a missing table needs CREATE
       }
+      LockedDdl.runInTransaction(c, TABLE, ddl);
       Integer free = null;
       try (PreparedStatement select = c.prepareStatement("SELECT g FROM generate_series(0, ?) g"
           + " WHERE NOT EXISTS (SELECT 1 FROM " + TABLE + " w WHERE w.worker_id = g AND w.expires_at > now())"

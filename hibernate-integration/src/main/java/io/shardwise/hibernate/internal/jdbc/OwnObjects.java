@@ -13,7 +13,7 @@ import java.util.function.Function;
 /**
  * Makes sure Shardwise's own tables are usable on a connection, the one way every feature does it:
  * with {@code shardwise.ddl = create}, runs their idempotent DDL under an advisory lock
- * ({@link LockedDdl}); otherwise reads the catalog only (no {@code CREATE} is attempted, so a role
+ * ({@link LockedDdl}) when the catalog shows something missing; otherwise reads the catalog only (no {@code CREATE} is attempted, so a role
  * without that privilege gets no error from it) and throws {@link ShardwiseObjectsMissingException}
  * with the script to run when a table is missing or the role lacks a privilege on it.
  */
@@ -43,11 +43,16 @@ public final class OwnObjects {
    */
   public static void ensure(Connection c, boolean create, String where, String lockName, List<String> statements,
       List<String> tables, String privileges, Function<String, String> script) throws SQLException {
-    if (create) {
-      LockedDdl.run(c, lockName, statements.toArray(String[]::new));
+    if (!create) {
+      check(c, where, tables, privileges, script);
       return;
     }
-    check(c, where, tables, privileges, script);
+    try {
+      check(c, where, tables, privileges, script);
+    } catch (ShardwiseObjectsMissingException missing) {
+      // only what is missing needs CREATE: a role that has the objects already never runs DDL
+      LockedDdl.run(c, lockName, statements.toArray(String[]::new));
+    }
   }
 
   /** The catalog check alone: throws when a table is missing or not usable by the connected role. */
