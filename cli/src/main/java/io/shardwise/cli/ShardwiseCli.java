@@ -1,6 +1,7 @@
 package io.shardwise.cli;
 
 import io.shardwise.hibernate.Shardwise;
+import io.shardwise.hibernate.ShardwiseDdl;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.resharding.BucketRanges;
 import io.shardwise.hibernate.resharding.ReshardProgress;
@@ -34,8 +35,8 @@ import picocli.CommandLine.Spec;
  * there, so any command may run from any machine, and {@code resume} picks up after a crash.
  */
 @Command(name = "shardwise", mixinStandardHelpOptions = true, version = "shardwise 0.1.0",
-    subcommands = ShardwiseCli.Reshard.class,
-    description = "Operates a Shardwise deployment: online resharding.")
+    subcommands = {ShardwiseCli.Reshard.class, ShardwiseCli.Ddl.class},
+    description = "Operates a Shardwise deployment: online resharding, and the SQL that prepares its databases.")
 public final class ShardwiseCli {
 
   public static void main(String[] args) {
@@ -114,6 +115,52 @@ public final class ShardwiseCli {
       subcommands = {Plan.class, Start.class, Resume.class, Status.class, Verify.class, SwitchReads.class,
           SwitchWrites.class, Rollback.class, Complete.class, Cancel.class})
   static final class Reshard {
+  }
+
+  /**
+   * {@code shardwise ddl --role app [--global-index Entity.attribute=com.example.Entity ...]}: prints
+   * the SQL an administrator runs once so that the application's role needs no {@code CREATE}
+   * (the same SQL a start with {@code shardwise.ddl = validate} prints when something is missing).
+   * Connects to nothing.
+   */
+  @Command(name = "ddl", mixinStandardHelpOptions = true,
+      description = "Prints the SQL that creates Shardwise's own tables and grants the application's role what it"
+          + " needs, per database; connects to nothing.")
+  static final class Ddl implements Callable<Integer> {
+    @Option(names = "--role", required = true, description = "The role the application connects as.")
+    String role;
+
+    @Option(names = "--global-index", paramLabel = "ENTITY.ATTRIBUTE[=FULL.CLASS.NAME]",
+        description = "A @GlobalIndex, e.g. Customer.email=com.example.Customer (the class name only matters for"
+            + " names cut with a hash); repeatable.")
+    List<String> globalIndexes = new ArrayList<>();
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      for (ShardwiseDdl.Feature feature : ShardwiseDdl.Feature.values()) {
+        out.println(feature.script(role));
+        out.println();
+      }
+      for (String index : globalIndexes) {
+        String[] named = index.split("=", 2);
+        int dot = named[0].lastIndexOf('.');
+        if (dot <= 0 || dot == named[0].length() - 1) {
+          throw new IllegalArgumentException("--global-index " + index + ": write Entity.attribute, e.g."
+              + " Customer.email=com.example.Customer");
+        }
+        String simple = named[0].substring(0, dot);
+        String table = ShardwiseDdl.globalIndexTable(named.length > 1 ? named[1] : simple, simple,
+            named[0].substring(dot + 1), false);
+        out.println(ShardwiseDdl.globalIndexScript(table, role));
+        out.println();
+      }
+      out.flush();
+      return 0;
+    }
   }
 
   abstract static class Step implements Callable<Integer> {
