@@ -53,6 +53,12 @@ public class ShardwiseProperties {
   /** Directory strategy: where unlisted keys go: none (refused), bucket or ring. */
   private String fallback;
 
+  /**
+   * Shardwise's own tables (schema shardwise): validate (default) checks them and fails with the SQL
+   * to run; create creates missing ones, which needs CREATE on each database. Unset: validate.
+   */
+  private String ddl;
+
   /** User for shard connections. */
   private String user;
 
@@ -142,6 +148,7 @@ public class ShardwiseProperties {
     put(p, ShardwiseSettings.POOL_SIZE, pool.size);
     put(p, ShardwiseSettings.CONNECTION_TIMEOUT, pool.connectionTimeoutMs);
     put(p, ShardwiseSettings.SCHEMA_ACTION, schema.action);
+    put(p, ShardwiseSettings.DDL, ddl);
     put(p, ShardwiseSettings.REPLICA_BALANCE, replica.balance);
     put(p, ShardwiseSettings.REPLICA_MAX_LAG_MS, replica.maxLagMs);
     put(p, ShardwiseSettings.REPLICA_MAX_LAG_BYTES, replica.maxLagBytes);
@@ -644,6 +651,14 @@ public class ShardwiseProperties {
 
   public void setDirectory(Map<String, String> directory) {
     this.directory = directory;
+  }
+
+  public String getDdl() {
+    return ddl;
+  }
+
+  public void setDdl(String ddl) {
+    this.ddl = ddl;
   }
 
   public String getFallback() {
