@@ -143,6 +143,42 @@ class LeastPrivilegeTest {
     }
   }
 
+  @Test
+  void aMissingShardObjectFailsItsFirstUseWithTheSqlForThatShardAndWritesNothing() throws SQLException {
+    admin(pg.shard(0).primary(), CONTROL, ShardwiseDdl.Feature.SHARD_MAP.script("postgres"),
+        ShardwiseDdl.Feature.TRANSACTION_LOG.script("postgres"));
+    try (SessionFactory sf = builder("postgres", true).schema("create").buildSessionFactory()) {
+      ShardedSessions shards = ShardedSessions.of(sf);
+      long a = BankFixture.key(shards, "s0", 1);
+      long b = BankFixture.key(shards, "s1", 1);
+      for (long id : new long[] {a, b}) {
+        shards.forKey(id).inTransaction(s -> s.persist(new Account(id, 1_000)));
+      }
+
+      // a saga whose steps' shards lack the markers is refused before it is logged: not compensated
+      RuntimeException e = assertThrows(RuntimeException.class,
+          () -> shards.sagas().register(SagaTest.transfer()).run("transfer", "t3," + a + "," + b + ",10"));
+      ShardwiseObjectsMissingException missing = find(e);
+      assertEquals(ShardwiseDdl.Feature.SAGA_MARKERS.script("postgres"), missing.sql());
+      assertTrue(missing.database().startsWith("shard 's"), missing.database());
+      assertEquals(0L, count(pg.shard(0).primary(), CONTROL, "SELECT count(*) FROM shardwise.saga"));
+
+      // a global index whose table is missing on the value's shard: the write is refused with its SQL
+      String email = "first-use@example.com";
+      String owner = shards.shardFor(email);
+      e = assertThrows(RuntimeException.class,
+          () -> shards.forKey(a).inTransaction(s -> s.persist(new Customer(a, email))));
+      missing = find(e);
+      assertTrue(missing.database().startsWith("shard '" + owner + "'"), missing.database());
+      assertEquals(ShardwiseDdl.globalIndexScript("shardwise.gidx_customer_email", "postgres"), missing.sql());
+      assertEquals(0L, count(pg.shard(0).primary(), DB, "SELECT count(*) FROM Customer")
+          + count(pg.shard(1).primary(), DB, "SELECT count(*) FROM Customer"));
+    }
+    for (PostgresShard shard : pg.shards()) {
+      assertEquals(0L, count(shard.primary(), DB, "SELECT count(*) FROM pg_namespace WHERE nspname = 'shardwise'"));
+    }
+  }
+
   // ---- helpers -----------------------------------------------------------------------------------
 
   private Shardwise.Builder builder(String user, boolean initializeMap) {

@@ -2,6 +2,7 @@ package io.shardwise.hibernate.transaction.internal;
 
 import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.ShardwiseException;
+import io.shardwise.hibernate.ShardwiseObjectsMissingException;
 import io.shardwise.hibernate.transaction.SagaDefinition;
 import io.shardwise.hibernate.transaction.SagaOutcome;
 import io.shardwise.hibernate.ShardwiseDdl;
@@ -86,6 +87,18 @@ public final class SagaRunner {
     if (registered == null) {
       throw new IllegalArgumentException("No saga named '" + name + "' is registered (registered: "
           + definitions.keySet() + "); call shards.sagas().register(definition) at startup");
+    }
+    String given = payload == null ? "" : payload;
+    // a missing marker table is a configuration error, not a failed step: refused before the log
+    // shows the saga, with the SQL to run, instead of compensating
+    for (SagaDefinition.Step step : registered.definition().steps()) {
+      try {
+        ensureMarkerTable(shardAccess.shardFor(step.shardKey().apply(given)));
+      } catch (ShardwiseObjectsMissingException missing) {
+        throw missing;
+      } catch (RuntimeException later) {
+        // a bad key or a shard that is down: the step meets it itself, and retries or compensates as usual
+      }
     }
     String id = UUID.randomUUID().toString();
     inFlight.add(id); // before the log shows it, so that recovery never takes up a saga being started
