@@ -140,7 +140,7 @@ final class SpringDataChecks {
       return;
     }
     if (domain == null || !domain.sharded() || domain.keyMember() == null
-        || QueryChecks.permitted(method, null) || takesRuntimeCriteria(method)
+        || permitted(type, method) || takesRuntimeCriteria(method)
         || hasNamedQuery(domain, method)) {
       return;
     }
@@ -366,7 +366,7 @@ final class SpringDataChecks {
   private void reportNative(
       TypeElement type, ExecutableElement method, AnnotationMirror annotation, Entity domain) {
     if (domain == null || !domain.sharded() || domain.keyMember() == null
-        || QueryChecks.permitted(method, null) || suppressed(method)) {
+        || permitted(type, method) || suppressed(method)) {
       return;
     }
     reporter.report(Diagnostic.Kind.WARNING, Tag.NativeQueryUnchecked, method, annotation, null,
@@ -377,6 +377,14 @@ final class SpringDataChecks {
             + " WHERE clause compares the key column with = or IN and mark the method"
             + " @SuppressWarnings(\"" + Tag.NativeQueryUnchecked + "\"); mark it @ScatterGather"
             + " if it is meant to run on every shard.");
+  }
+
+  /**
+   * {@code @ScatterGather} on the method, on the interface that declares it, or on the repository
+   * (which may inherit the method from an interface of its own).
+   */
+  private static boolean permitted(TypeElement repository, ExecutableElement method) {
+    return QueryChecks.permitted(method, null) || QueryChecks.permitted(repository, null);
   }
 
   /** {@code @SuppressWarnings("NativeQueryUnchecked")} on the method or the repository. */

@@ -250,6 +250,10 @@ class SpringDataRepositoryTest {
         }
         interface Orders extends StatusLookups<PurchaseOrder> {
         }
+        @io.shardwise.annotations.ScatterGather
+        interface EveryShard extends StatusLookups<PurchaseOrder> {
+          List<PurchaseOrder> findByStatusNot(String status);
+        }
         @RepositoryDefinition(domainClass = PurchaseOrder.class, idClass = Long.class)
         interface Defined {
           List<PurchaseOrder> readByStatusOrderById(String status);
