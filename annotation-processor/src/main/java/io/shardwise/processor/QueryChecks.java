@@ -186,7 +186,8 @@ final class QueryChecks {
     AnnotationValue value = Mirrors.value(mirror, member);
     String what = "@" + mirror.getAnnotationType().asElement().getSimpleName() + " method "
         + type.getSimpleName() + "." + method.getSimpleName();
-    judge(new Found(hql, what, method, domain, true, permitted(method, null),
+    judge(new Found(hql, what, method, domain, true,
+        permitted(method, null) || permitted(type, null),
         (kind, tag, message) -> reporter.report(kind, tag, method, mirror, value, message)));
   }
 

@@ -53,6 +53,7 @@ final class SpringDataChecks {
   static final String REPOSITORY = "org.springframework.data.repository.Repository";
   static final String REPOSITORY_DEFINITION =
       "org.springframework.data.repository.RepositoryDefinition";
+  static final String NO_REPOSITORY_BEAN = "org.springframework.data.repository.NoRepositoryBean";
   static final String QUERY = "org.springframework.data.jpa.repository.Query";
   static final String NATIVE_QUERY = "org.springframework.data.jpa.repository.NativeQuery";
   private static final String SPRING_DATA = "org.springframework.data.";
@@ -96,7 +97,11 @@ final class SpringDataChecks {
     }
     AnnotationMirror definition = Mirrors.find(type, REPOSITORY_DEFINITION);
     DeclaredType repository = queries.supertypeNamed(type, REPOSITORY);
-    if (definition == null && repository == null) {
+    if (definition == null && (repository == null || Mirrors.has(type, NO_REPOSITORY_BEAN)
+        || repository.getTypeArguments().isEmpty()
+        || repository.getTypeArguments().get(0).getKind() == TypeKind.TYPEVAR)) {
+      // No repository, or a base of repositories (generic, or @NoRepositoryBean): its methods
+      // are checked in each repository that inherits them, against that repository's entity.
       return;
     }
     TypeElement domainClass = definition == null ? null : Mirrors.type(definition, "domainClass");

@@ -247,6 +247,8 @@ class SpringDataRepositoryTest {
         @NoRepositoryBean
         interface StatusLookups<T> extends Repository<T, Long> {
           List<T> findByStatus(String status);
+          @org.springframework.data.jpa.repository.Query("where status = 'NEW'")
+          List<T> newOnes();
         }
         interface Orders extends StatusLookups<PurchaseOrder> {
         }
@@ -265,7 +267,10 @@ class SpringDataRepositoryTest {
     String defined = c.assertError(Tag.QueryWithoutShardKey, "app/Repos.java", "readByStatus");
     assertTrue(defined.contains("as in readByMerchantIdAndStatusOrderById(long merchantId"),
         defined);
-    c.assertErrorCount(2);
+    // The query without FROM reads the entity of each repository that inherits it.
+    String query = c.assertError(Tag.QueryWithoutShardKey, "app/Repos.java", "status = 'NEW'");
+    assertTrue(query.contains("uses sharded entity PurchaseOrder without pinning"), query);
+    c.assertErrorCount(3);
   }
 
   @Test
