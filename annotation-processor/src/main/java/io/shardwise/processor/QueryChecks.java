@@ -126,12 +126,7 @@ final class QueryChecks {
         AnnotationMirror mirror = Mirrors.find(method, annotation);
         String hql = mirror == null ? null : Mirrors.string(mirror, "value");
         if (hql != null) {
-          AnnotationValue value = Mirrors.value(mirror, "value");
-          String what = "@" + mirror.getAnnotationType().asElement().getSimpleName() + " method "
-              + type.getSimpleName() + "." + method.getSimpleName();
-          judge(new Found(hql, what, method, contextEntity(type, method), true,
-              permitted(method, null),
-              (kind, tag, message) -> reporter.report(kind, tag, method, mirror, value, message)));
+          checkRepositoryQuery(type, method, mirror, "value", hql, contextEntity(type, method));
         }
       }
       for (String annotation : List.of(Mirrors.FIND, Mirrors.DATA_FIND, Mirrors.DATA_DELETE)) {
@@ -179,6 +174,21 @@ final class QueryChecks {
           message(query.hql(), culprit));
     }
     return analysis;
+  }
+
+  /**
+   * The JPQL/HQL an annotation of a repository method holds ({@code @HQL}, Jakarta Data's
+   * {@code @Query}, Spring Data's {@code @Query} value or count query), held to the rule like every
+   * other query; {@code domain} stands in for a missing FROM clause.
+   */
+  void checkRepositoryQuery(TypeElement type, ExecutableElement method, AnnotationMirror mirror,
+      String member, String hql, Entity domain) {
+    AnnotationValue value = Mirrors.value(mirror, member);
+    String what = "@" + mirror.getAnnotationType().asElement().getSimpleName() + " method "
+        + type.getSimpleName() + "." + method.getSimpleName();
+    judge(new Found(hql, what, method, domain, true,
+        permitted(method, null) || permitted(type, null),
+        (kind, tag, message) -> reporter.report(kind, tag, method, mirror, value, message)));
   }
 
   static final String UNRESOLVED_OPTION_HINT =
@@ -302,10 +312,19 @@ final class QueryChecks {
     if (primaryEntities.containsKey(key)) {
       return primaryEntities.get(key);
     }
-    Entity primary = null;
-    Deque<TypeMirror> pending = new ArrayDeque<>(List.of(repository.asType()));
+    Entity primary = typeArgumentEntity(supertypeNamed(repository, Mirrors.DATA_REPOSITORY));
+    primaryEntities.put(key, primary);
+    return primary;
+  }
+
+  /**
+   * The supertype of a type that has this qualified name, reached through the type hierarchy with
+   * the type arguments of each step substituted ({@code CrudRepository<PurchaseOrder, Long>} gives
+   * {@code DataRepository<PurchaseOrder, Long>}); null when the type has no such supertype.
+   */
+  DeclaredType supertypeNamed(TypeElement type, String qualifiedName) {
+    Deque<TypeMirror> pending = new ArrayDeque<>(List.of(type.asType()));
     Set<String> seen = new HashSet<>();
-    search:
     while (!pending.isEmpty()) {
       for (TypeMirror supertype : types.directSupertypes(pending.poll())) {
         if (supertype.getKind() != TypeKind.DECLARED) {
@@ -313,20 +332,26 @@ final class QueryChecks {
         }
         DeclaredType declared = (DeclaredType) supertype;
         TypeElement element = (TypeElement) declared.asElement();
-        if (element.getQualifiedName().contentEquals(Mirrors.DATA_REPOSITORY)) {
-          List<? extends TypeMirror> arguments = declared.getTypeArguments();
-          if (!arguments.isEmpty() && arguments.get(0).getKind() == TypeKind.DECLARED) {
-            primary = model.entity((TypeElement) ((DeclaredType) arguments.get(0)).asElement());
-          }
-          break search;
+        if (element.getQualifiedName().contentEquals(qualifiedName)) {
+          return declared;
         }
         if (seen.add(element.getQualifiedName().toString())) {
           pending.add(supertype);
         }
       }
     }
-    primaryEntities.put(key, primary);
-    return primary;
+    return null;
+  }
+
+  /** The entity a repository type's first type argument is, or null. */
+  Entity typeArgumentEntity(DeclaredType repository) {
+    if (repository == null) {
+      return null;
+    }
+    List<? extends TypeMirror> arguments = repository.getTypeArguments();
+    return !arguments.isEmpty() && arguments.get(0).getKind() == TypeKind.DECLARED
+        ? model.entity((TypeElement) ((DeclaredType) arguments.get(0)).asElement())
+        : null;
   }
 
   /**
@@ -401,7 +426,7 @@ final class QueryChecks {
   }
 
   /** {@code @ScatterGather} on the element or around it, naming this query or naming none. */
-  private static boolean permitted(Element element, String queryName) {
+  static boolean permitted(Element element, String queryName) {
     for (Element e = element; e != null && !(e instanceof PackageElement);
         e = e.getEnclosingElement()) {
       AnnotationMirror scatter = Mirrors.find(e, Mirrors.SCATTER_GATHER);
@@ -643,7 +668,7 @@ final class QueryChecks {
     }
   }
 
-  private static TypeElement superclass(TypeElement type) {
+  static TypeElement superclass(TypeElement type) {
     TypeMirror superclass = type.getSuperclass();
     return superclass.getKind() == TypeKind.DECLARED
         ? (TypeElement) ((DeclaredType) superclass).asElement()

@@ -16,7 +16,8 @@ import javax.tools.Diagnostic;
  * Shardwise's build-time checks, as an annotation processor registered through
  * {@code META-INF/services}: the sharding model of every {@code @Entity} (shard keys, co-location,
  * reference tables, associations, {@code @SnowflakeId}) and the shard key of every JPQL/HQL query
- * the sources declare or pass to {@code createQuery}. Each problem is an error on the offending
+ * the sources declare or pass to {@code createQuery}, and the methods of Spring Data repositories
+ * of sharded entities ({@link SpringDataChecks}). Each problem is an error on the offending
  * element with a bracketed tag and the fix; all of them are reported, not just the first.
  *
  * <p>It claims no annotation ({@link #process} returns false), so hibernate-processor and any other
@@ -35,6 +36,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
   private Reporter reporter;
   private ModelChecks modelChecks;
   private QueryChecks queryChecks;
+  private SpringDataChecks springDataChecks;
   private RoutingMetadataWriter routing;
 
   @Override
@@ -48,6 +50,8 @@ public final class ShardwiseProcessor extends AbstractProcessor {
     queryChecks = new QueryChecks(model, reporter, environment.getElementUtils(),
         environment.getTypeUtils(), treesOf(environment), routing,
         unresolvedKind(environment));
+    springDataChecks =
+        new SpringDataChecks(model, reporter, environment.getElementUtils(), queryChecks);
   }
 
   /** How an unresolved entity is reported: an error unless the option says warning. */
@@ -114,6 +118,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
         }
         modelChecks.checkSnowflakeIds(type);
         queryChecks.checkAnnotations(type);
+        springDataChecks.check(type);
         if (type.getNestingKind() == javax.lang.model.element.NestingKind.TOP_LEVEL) {
           queryChecks.checkBodies(type);
         }

@@ -16,7 +16,9 @@ enum Tag {
   SnowflakeIdType,
   QueryWithoutShardKey,
   UnresolvedEntity,
-  LockedReadOnly;
+  LockedReadOnly,
+  /** A warning, not an error: a native query of a sharded entity's Spring Data repository. */
+  NativeQueryUnchecked;
 
   String bracketed() {
     return "[" + name() + "]";

@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The processor under the Eclipse compiler (ECJ 3.38, the compiler Eclipse IDE runs processors
- * in): annotation queries are checked, the entity index is written, and it is read back from a
- * jar and from an output directory. ECJ has no javac tree API, so strings passed to createQuery in
+ * in): annotation queries and Spring Data repositories are checked, the entity index is written,
+ * and it is read back from a jar and from an output directory. ECJ has no javac tree API, so strings passed to createQuery in
  * method bodies are not checked there (docs/compile-time-checks.md says so).
  */
 class EclipseCompilerTest {
@@ -50,6 +50,22 @@ class EclipseCompilerTest {
   @Test
   void queriesAgainstTheModelsOutputDirectoryAreChecked() {
     assertQueriesChecked(compiledModel().output());
+  }
+
+  @Test
+  void springDataRepositoriesAreCheckedToo() {
+    Compilation c = SpringDataFixtures.model().eclipse().source("app/Orders.java", """
+        package app;
+        import java.util.List;
+        import org.springframework.data.jpa.repository.JpaRepository;
+        interface Orders extends JpaRepository<PurchaseOrder, Long> {
+          List<PurchaseOrder> findByMerchantIdAndStatus(long merchantId, String status);
+          List<PurchaseOrder> findByStatus(String status);
+        }
+        """).compileWith(new ShardwiseProcessor());
+    String message = c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "findByStatus(");
+    assertTrue(message.contains("as in findByMerchantIdAndStatus(long merchantId"), message);
+    c.assertErrorCount(1);
   }
 
   private static void assertQueriesChecked(Path model) {
