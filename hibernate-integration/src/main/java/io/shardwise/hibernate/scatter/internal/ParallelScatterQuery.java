@@ -3,7 +3,6 @@ package io.shardwise.hibernate.scatter.internal;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.routing.BucketStrategy;
-import io.shardwise.hibernate.routing.ShardKeyType;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.hibernate.scatter.ScatterGatherException;
@@ -247,7 +246,9 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
             + " move between shards: the shard key of " + from.javaType().getSimpleName() + " is not known, so its"
             + " copied rows cannot be filtered out. Run the query before the move starts or after it completes.");
       }
-      String hash = "cast(function('" + hashFunction(entity.keyType()) + "', " + from.alias() + "."
+      // a text key is hashed under its column collation: a deterministic one (the default) hashes the same bytes
+      // as sqlHash's COLLATE "C"; keys under a non-deterministic collation are not supported here
+      String hash = "cast(function('" + entity.keyType().sqlHashFunction() + "', " + from.alias() + "."
           + entity.keyAttribute() + ", 0) as Long)";
       for (int start = excluded.nextSetBit(0); start >= 0; start = excluded.nextSetBit(start)) {
         int end = excluded.nextClearBit(start); // exclusive
@@ -265,11 +266,6 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       }
     }
     return String.join(" and ", conditions);
-  }
-
-  private static String hashFunction(ShardKeyType type) {
-    // the functions of ShardKeyType.sqlHash; a text key is hashed as text (its collation does not change the bytes)
-    return type.sqlHash("x").substring(0, type.sqlHash("x").indexOf('('));
   }
 
   private static String literal(long value) {
