@@ -120,6 +120,9 @@ class MavenBuildTest {
     return maven(project, withHibernate ? Processors.SHARDWISE_AND_HIBERNATE : Processors.SHARDWISE, goals);
   }
 
+  /** How long one fixture build (a child Maven JVM) may run before it is killed and the test fails. */
+  private static final java.time.Duration BUILD_LIMIT = java.time.Duration.ofMinutes(5);
+
   private static Build maven(Path project, Processors processors, String... goals) throws Exception {
     List<String> classPath = Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator));
     String processorPath = classPath.stream()
@@ -140,8 +143,16 @@ class MavenBuildTest {
     Path log = Files.createTempFile(project, "build", ".log");
     Process build = new ProcessBuilder(command).directory(project.toFile())
         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    int exit = build.waitFor();
-    return new Build(exit, Files.readString(log, StandardCharsets.UTF_8));
+    // bounded: a stuck child build is killed (with its own children) and fails the test, never hangs the build
+    if (!build.waitFor(BUILD_LIMIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+      build.descendants().forEach(ProcessHandle::destroyForcibly);
+      build.destroyForcibly();
+      String output = Files.readString(log, StandardCharsets.UTF_8);
+      throw new AssertionError("The fixture build " + String.join(" ", goals) + " in " + project + " did not finish"
+          + " within " + BUILD_LIMIT.toSeconds() + " s and was killed; its last output:\n"
+          + (output.length() <= 4000 ? output : "..." + output.substring(output.length() - 4000)));
+    }
+    return new Build(build.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
   }
 
   private static Path copyFixture(String name) throws IOException, URISyntaxException {

@@ -108,7 +108,7 @@ public final class ShardedSessions {
   public ScatterQueries scatter() {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
         components::scatterExecutor, (shardId, work) -> forShard(shardId).readOnly().fromTransaction(work),
-        components.config().scatter()));
+        components.config().scatter(), router::map, type -> components.model().byClass(type)));
   }
 
   /**

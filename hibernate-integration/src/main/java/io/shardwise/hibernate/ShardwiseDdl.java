@@ -69,6 +69,7 @@ public final class ShardwiseDdl {
           shard_id text NOT NULL REFERENCES shardwise.shard (id)
         )""",
         "ALTER TABLE shardwise.bucket ADD COLUMN IF NOT EXISTS read_shard_id text REFERENCES shardwise.shard (id)",
+        "ALTER TABLE shardwise.bucket ADD COLUMN IF NOT EXISTS copy_shard_id text REFERENCES shardwise.shard (id)",
         """
         CREATE TABLE IF NOT EXISTS shardwise.map_version (
           singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),

@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,7 +68,7 @@ class NoOrphansTest {
   }
 
   @Test
-  void aKilledJvmsFrozenServersAreThawedAndStoppedByItsWatchdog() throws IOException {
+  void aKilledJvmsFrozenServersAreThawedAndStoppedByItsWatchdog() throws Exception {
     child = startChildTopology("freeze");
     List<Long> frozen = serverTreesUnder(workDir);
     assertTrue(frozen.size() > 2, "postmasters and their children: " + frozen);
@@ -83,7 +81,7 @@ class NoOrphansTest {
   }
 
   @Test
-  void aKilledJvmsServersAreStoppedByItsWatchdog() throws IOException {
+  void aKilledJvmsServersAreStoppedByItsWatchdog() throws Exception {
     child = startChildTopology();
     assertEquals(2, serversUnder(workDir).size());
 
@@ -94,7 +92,7 @@ class NoOrphansTest {
   }
 
   @Test
-  void theNextStartSweepsServersOfAJvmThatDiedWithItsWatchdog() throws IOException {
+  void theNextStartSweepsServersOfAJvmThatDiedWithItsWatchdog() throws Exception {
     child = startChildTopology();
     List<ProcessHandle> orphans = serversUnder(workDir);
     assertEquals(2, orphans.size());
@@ -102,7 +100,7 @@ class NoOrphansTest {
         .filter(p -> p.info().commandLine().orElse("").contains("shardwise-testkit-watchdog"))
         .forEach(ProcessHandle::destroyForcibly);
     child.destroyForcibly();
-    child.toHandle().onExit().join();
+    child.toHandle().onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
     assertTrue(orphans.stream().allMatch(ProcessHandle::isAlive), "without hook and watchdog the servers live on");
 
     try (PostgresTopology next = PostgresTopology.builder().workDirectory(workDir).start()) {
@@ -111,23 +109,42 @@ class NoOrphansTest {
     }
   }
 
-  private Process startChildTopology(String... fixtureOptions) throws IOException {
+  /** How long a child JVM may take to report its topology ready before it is killed and the test fails. */
+  private static final Duration CHILD_READY_WITHIN = Duration.ofSeconds(90);
+
+  /**
+   * Starts a child JVM that runs a topology and prints READY. Its output goes to a file, not a pipe
+   * (nobody drains the pipe once READY is read, and a stalled child would hold the build), and a child
+   * not ready within {@link #CHILD_READY_WITHIN} is killed with its children and fails the test.
+   */
+  private Process startChildTopology(String... fixtureOptions) throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
         OrphanFixture.class.getName(), workDir.toString()));
     command.addAll(List.of(fixtureOptions));
+    Path log = Files.createTempFile(workDir, "child", ".log");
     Process p = new ProcessBuilder(command)
         .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
         .start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-    StringBuilder seen = new StringBuilder();
-    for (String line; (line = out.readLine()) != null; ) {
-      seen.append(line).append('\n');
-      if (line.startsWith("READY")) {
+    child = p; // killed by cleanUp whatever happens below
+    long deadline = System.nanoTime() + CHILD_READY_WITHIN.toNanos();
+    while (System.nanoTime() < deadline) {
+      String seen = Files.readString(log, StandardCharsets.UTF_8);
+      if (seen.lines().anyMatch(line -> line.startsWith("READY"))) {
         return p;
       }
+      if (!p.isAlive()) {
+        throw new AssertionError("The child JVM ended (exit " + p.exitValue() + ") before its topology was ready:\n"
+            + seen);
+      }
+      Thread.sleep(100); // polling a file for a line the child prints; no event to wait on
     }
-    throw new AssertionError("The child JVM ended before its topology was ready:\n" + seen);
+    p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+    p.destroyForcibly();
+    throw new AssertionError("The child JVM did not report its topology ready within " + CHILD_READY_WITHIN.toSeconds()
+        + " s and was killed with its children; its output:\n" + Files.readString(log, StandardCharsets.UTF_8));
   }
 
   private List<Path> runDirectories() throws IOException {

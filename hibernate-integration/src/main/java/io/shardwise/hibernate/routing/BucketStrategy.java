@@ -114,6 +114,22 @@ public final class BucketStrategy implements ShardingStrategy {
     return sqlBucket(type, column, buckets);
   }
 
+  /**
+   * The smallest hash in bucket {@code bucket} of {@code buckets}: {@code ceil(bucket * 2^64 / n) - 2^63}.
+   * A bucket's hashes are one contiguous run, from its lowest hash to the next bucket's minus one,
+   * so {@code sqlBucket(...) = b} and {@code <hash> BETWEEN lowestHash(b) AND lowestHash(b + 1) - 1}
+   * select the same rows (the second also for a run of buckets, with one comparison pair).
+   */
+  public static long lowestHash(int bucket, int buckets) {
+    if (bucket < 0 || bucket >= buckets) {
+      throw new IllegalArgumentException("Bucket " + bucket + " is not one of 0.." + (buckets - 1));
+    }
+    java.math.BigInteger n = java.math.BigInteger.valueOf(buckets);
+    java.math.BigInteger[] qr = java.math.BigInteger.valueOf(bucket).shiftLeft(64).divideAndRemainder(n);
+    java.math.BigInteger ceil = qr[1].signum() == 0 ? qr[0] : qr[0].add(java.math.BigInteger.ONE);
+    return ceil.subtract(java.math.BigInteger.ONE.shiftLeft(63)).longValueExact();
+  }
+
   /** {@link #sqlBucket(ShardKeyType, String)} for any bucket count. */
   public static String sqlBucket(ShardKeyType type, String column, int buckets) {
     if (buckets < 1) {

@@ -28,8 +28,9 @@ import java.util.TreeSet;
  * <ul>
  *   <li>{@code shardwise.shard(id, primary_url, replica_urls text[], weight, state)}: the physical
  *       shards;
- *   <li>{@code shardwise.bucket(bucket int primary key, shard_id, read_shard_id)}: which shard owns
- *       each bucket, and which serves its reads while an online move has switched them (else null);
+ *   <li>{@code shardwise.bucket(bucket int primary key, shard_id, read_shard_id, copy_shard_id)}:
+ *       which shard owns each bucket, which serves its reads while an online move has switched them
+ *       (else null), and which holds a second copy of its rows while it moves (else null);
  *   <li>{@code shardwise.map_version(version)}: one row, the version of the map.
  * </ul>
  *
@@ -244,12 +245,35 @@ public final class ControlDatabase {
    * @throws ShardMapConflictException if another writer changed the map since that version
    */
   public long switchReads(long expectedVersion, Map<Integer, String> readers) {
-    Objects.requireNonNull(readers, "switchReads needs a map of bucket to shard id");
-    if (readers.isEmpty()) {
-      throw new IllegalArgumentException("switchReads needs at least one bucket");
+    return setSecondShard("switchReads", "read_shard_id", "switch the reads of", "be read from", "switch reads",
+        expectedVersion, readers);
+  }
+
+  /**
+   * Records which shard holds a second copy of each listed bucket's rows (an online move copies
+   * them to its target), or clears it where the value is null or the owner. Scatter-gather then
+   * reads such a bucket from its read owner only. {@link #assignBuckets} keeps the record straight:
+   * a bucket given to the shard holding its copy leaves the copy on its old owner.
+   *
+   * @return the new version of the map
+   */
+  public long setCopyHolders(Map<Integer, String> holders) {
+    return setSecondShard("setCopyHolders", "copy_shard_id", "record the copies of", "have a copy on",
+        "record bucket copies", -1, holders);
+  }
+
+  /**
+   * Sets a per-bucket shard column besides the owner ({@code read_shard_id}, {@code copy_shard_id});
+   * a null or the owner's id clears it. All or nothing, with every bad entry in the message.
+   */
+  private long setSecondShard(String method, String column, String operation, String verb, String refused,
+      long expectedVersion, Map<Integer, String> shardOfBucket) {
+    Objects.requireNonNull(shardOfBucket, method + " needs a map of bucket to shard id");
+    if (shardOfBucket.isEmpty()) {
+      throw new IllegalArgumentException(method + " needs at least one bucket");
     }
-    Map<Integer, String> sorted = new TreeMap<>(readers);
-    return change("switch the reads of " + sorted.size() + " bucket(s)", expectedVersion, c -> {
+    Map<Integer, String> sorted = new TreeMap<>(shardOfBucket);
+    return change(operation + " " + sorted.size() + " bucket(s)", expectedVersion, c -> {
       Set<String> shards = shardIds(c);
       int bucketCount = bucketCount(c);
       List<String> problems = new ArrayList<>();
@@ -257,14 +281,14 @@ public final class ControlDatabase {
         if (bucket == null || bucket < 0 || bucket >= bucketCount) {
           problems.add("bucket " + bucket + " does not exist (the map has buckets 0.." + (bucketCount - 1) + ")");
         } else if (shard != null && !shards.contains(shard)) {
-          problems.add("bucket " + bucket + " cannot be read from shard '" + shard + "', which is not in the map");
+          problems.add("bucket " + bucket + " cannot " + verb + " shard '" + shard + "', which is not in the map");
         }
       });
       if (!problems.isEmpty()) {
-        throw new IllegalArgumentException("Refused to switch reads in control database " + displayUrl()
+        throw new IllegalArgumentException("Refused to " + refused + " in control database " + displayUrl()
             + "; nothing changed: " + String.join("; ", problems));
       }
-      try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET read_shard_id = "
+      try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET " + column + " = "
           + "CASE WHEN u.shard_id = b.shard_id THEN NULL ELSE u.shard_id END "
           + "FROM unnest(?::int[], ?::text[]) AS u(bucket, shard_id) WHERE b.bucket = u.bucket")) {
         ps.setArray(1, c.createArrayOf("int4", sorted.keySet().toArray()));
@@ -339,8 +363,11 @@ public final class ControlDatabase {
         throw new IllegalArgumentException("Refused to assign buckets in control database " + displayUrl()
             + "; nothing changed. Shards are " + shards + "; " + String.join("; ", problems));
       }
+      // a bucket given to the shard that holds its copy leaves the copy on its old owner (until the move completes)
       try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET shard_id = u.shard_id, "
-          + "read_shard_id = NULL FROM unnest(?::int[], ?::text[]) AS u(bucket, shard_id) WHERE b.bucket = u.bucket")) {
+          + "read_shard_id = NULL, copy_shard_id = CASE WHEN b.copy_shard_id = u.shard_id AND b.shard_id <> u.shard_id"
+          + " THEN b.shard_id ELSE b.copy_shard_id END"
+          + " FROM unnest(?::int[], ?::text[]) AS u(bucket, shard_id) WHERE b.bucket = u.bucket")) {
         ps.setArray(1, c.createArrayOf("int4", sorted.keySet().toArray()));
         ps.setArray(2, c.createArrayOf("text", sorted.values().toArray()));
         ps.executeUpdate();
@@ -410,9 +437,12 @@ public final class ControlDatabase {
     }
     List<String> owners = new ArrayList<>(ShardMap.DEFAULT_BUCKETS);
     List<String> readers = new ArrayList<>(ShardMap.DEFAULT_BUCKETS);
+    List<String> copies = new ArrayList<>(ShardMap.DEFAULT_BUCKETS);
     boolean switchedReads = false;
+    boolean copied = false;
     try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT bucket, shard_id, read_shard_id FROM shardwise.bucket ORDER BY bucket")) {
+        ResultSet rs = s.executeQuery(
+            "SELECT bucket, shard_id, read_shard_id, copy_shard_id FROM shardwise.bucket ORDER BY bucket")) {
       while (rs.next()) {
         if (rs.getInt(1) != owners.size()) {
           throw new IllegalStateException("The shard map in the control database has no row for bucket "
@@ -421,10 +451,12 @@ public final class ControlDatabase {
         owners.add(rs.getString(2));
         readers.add(rs.getString(3));
         switchedReads |= rs.getString(3) != null;
+        copies.add(rs.getString(4));
+        copied |= rs.getString(4) != null;
       }
     }
     return new ShardMap(version, shards, owners.toArray(new String[0]),
-        switchedReads ? readers.toArray(new String[0]) : null);
+        switchedReads ? readers.toArray(new String[0]) : null, copied ? copies.toArray(new String[0]) : null);
   }
 
   private void writeShard(Connection c, ShardDescriptor shard) throws SQLException {

@@ -105,6 +105,15 @@ public enum ShardKeyType {
   }
 
   /**
+   * The name of the built-in PostgreSQL function {@link #sqlHash} calls (its arguments: the value
+   * and the seed 0), e.g. {@code "hashint8extended"}: for callers that spell the call themselves,
+   * such as an HQL {@code function(...)}.
+   */
+  public String sqlHashFunction() {
+    return sqlFunction;
+  }
+
+  /**
    * The PostgreSQL expression computing {@link #hash(Object)} of the given column or expression,
    * e.g. {@code hashint8extended(tenant_id, 0)}. Text is hashed under collation {@code "C"} so
    * that a non-deterministic column collation cannot change the result.

@@ -16,6 +16,12 @@ import java.util.Map;
  * <p>While a bucket moves, its reads may be served by another shard than its writes:
  * {@code readOwnerOf(b)} is the shard that serves read-only sessions of bucket {@code b} (the
  * write owner unless a move has switched its reads to the target).
+ *
+ * <p>While a bucket moves, two shards hold its rows: from the start of the copy until the move
+ * completes or is cancelled, {@code copyHolderOf(b)} names the shard that holds the other copy (the
+ * target until the write switch, the old owner after it; null when the bucket does not move).
+ * Scatter-gather reads each such bucket from {@code readOwnerOf(b)} only; without it a query over
+ * all shards would count the moving rows twice.
  */
 public final class ShardMap {
   public static final int DEFAULT_BUCKETS = 1024;
@@ -25,16 +31,25 @@ public final class ShardMap {
   private final String[] bucketOwners;
   /** The shard serving reads of each bucket; the same array as {@link #bucketOwners} when no read is switched. */
   private final String[] readOwners;
+  /** For each bucket, the shard holding a second copy of its rows during a move, else null; null when no bucket has one. */
+  private final String[] copyHolders;
 
   public ShardMap(long version, List<ShardDescriptor> shards, String[] bucketOwners) {
-    this(version, shards, bucketOwners, null);
+    this(version, shards, bucketOwners, null, null);
+  }
+
+  public ShardMap(long version, List<ShardDescriptor> shards, String[] bucketOwners, String[] readOwners) {
+    this(version, shards, bucketOwners, readOwners, null);
   }
 
   /**
    * @param readOwners for each bucket, the shard that serves its reads when that is not its owner
    *     (a move has switched the bucket's reads), else null; the array itself may be null
+   * @param copyHolders for each bucket, the shard that holds a second copy of its rows while it
+   *     moves (neither its owner nor null), else null; the array itself may be null
    */
-  public ShardMap(long version, List<ShardDescriptor> shards, String[] bucketOwners, String[] readOwners) {
+  public ShardMap(long version, List<ShardDescriptor> shards, String[] bucketOwners, String[] readOwners,
+      String[] copyHolders) {
     if (shards.isEmpty()) {
       throw new IllegalArgumentException("A shard map needs at least one shard");
     }
@@ -56,30 +71,48 @@ public final class ShardMap {
       }
       owners[b] = owner.id();
     }
-    String[] readers = owners;
-    if (readOwners != null) {
-      if (readOwners.length != owners.length) {
-        throw new IllegalArgumentException("The shard map has " + owners.length + " buckets but " + readOwners.length
-            + " read owners");
-      }
-      for (int b = 0; b < readOwners.length; b++) {
-        if (readOwners[b] != null && !readOwners[b].equals(owners[b])) {
-          ShardDescriptor reader = byId.get(readOwners[b]);
-          if (reader == null) {
-            throw new IllegalArgumentException("The reads of bucket " + b + " are switched to '" + readOwners[b]
-                + "', which is not a shard of the map " + byId.keySet());
-          }
-          if (readers == owners) {
-            readers = owners.clone();
-          }
-          readers[b] = reader.id();
-        }
+    String[] readers = secondShards(byId, owners, readOwners, "read owners", "The reads of bucket %d are switched to");
+    String[] copies = secondShards(byId, owners, copyHolders, "copy holders", "Bucket %d has a copy on");
+    if (readers != null) {
+      for (int b = 0; b < readers.length; b++) {
+        readers[b] = readers[b] == null ? owners[b] : readers[b];
       }
     }
     this.version = version;
     this.shards = java.util.Collections.unmodifiableMap(byId);
     this.bucketOwners = owners;
-    this.readOwners = readers;
+    this.readOwners = readers == null ? owners : readers;
+    this.copyHolders = copies;
+  }
+
+  /**
+   * A per-bucket shard besides the owner (read owner, copy holder), checked against the map, with
+   * entries equal to the owner made null; null when no bucket has one.
+   */
+  private static String[] secondShards(Map<String, ShardDescriptor> byId, String[] owners, String[] given,
+      String what, String bucketIs) {
+    if (given == null) {
+      return null;
+    }
+    if (given.length != owners.length) {
+      throw new IllegalArgumentException("The shard map has " + owners.length + " buckets but " + given.length
+          + " " + what);
+    }
+    String[] out = null;
+    for (int b = 0; b < given.length; b++) {
+      if (given[b] != null && !given[b].equals(owners[b])) {
+        ShardDescriptor shard = byId.get(given[b]);
+        if (shard == null) {
+          throw new IllegalArgumentException(String.format(bucketIs, b) + " '" + given[b]
+              + "', which is not a shard of the map " + byId.keySet());
+        }
+        if (out == null) {
+          out = new String[owners.length];
+        }
+        out[b] = shard.id();
+      }
+    }
+    return out;
   }
 
   /**
@@ -158,7 +191,7 @@ public final class ShardMap {
       surplus[from] -= totalWeight;
       held[from]--;
     }
-    return new ShardMap(version + 1, all, owners, readOwnersOrNull());
+    return new ShardMap(version + 1, all, owners, readOwnersOrNull(), copyHolders);
   }
 
   private String[] readOwnersOrNull() {
@@ -205,6 +238,40 @@ public final class ShardMap {
     return readOwners != bucketOwners;
   }
 
+  /**
+   * The shard that holds a second, non-authoritative copy of a bucket's rows while the bucket moves
+   * (the target from the start of the copy, the old owner after the write switch), or null when
+   * the bucket does not move. Only one of the two copies may be read: {@link #readOwnerOf}'s.
+   */
+  public String copyHolderOf(int bucket) {
+    return copyHolders == null ? null : copyHolders[bucket];
+  }
+
+  /** Whether some bucket's rows sit on two shards (a move is between its copy and its end). */
+  public boolean hasCopies() {
+    return copyHolders != null;
+  }
+
+  /**
+   * The buckets whose rows {@code shardId} holds but must not be read from it: it holds a copy of
+   * the bucket (as its owner or as the copy holder) and is not the bucket's read owner. Empty when
+   * no bucket moves. Scatter-gather filters these out of that shard's rows.
+   */
+  public java.util.BitSet bucketsNotReadFrom(String shardId) {
+    java.util.BitSet out = new java.util.BitSet(bucketOwners.length);
+    if (copyHolders == null) {
+      return out;
+    }
+    for (int b = 0; b < bucketOwners.length; b++) {
+      String copy = copyHolders[b];
+      if (copy != null && (copy.equals(shardId) || bucketOwners[b].equals(shardId))
+          && !readOwners[b].equals(shardId)) {
+        out.set(b);
+      }
+    }
+    return out;
+  }
+
   /** The read owner of every bucket (equal to the owner where reads are not switched). */
   public String[] readOwnersCopy() {
     return readOwners.clone();
@@ -213,7 +280,8 @@ public final class ShardMap {
   @Override
   public boolean equals(Object o) {
     return o instanceof ShardMap m && m.version == version && m.shards.equals(shards)
-        && Arrays.equals(m.bucketOwners, bucketOwners) && Arrays.equals(m.readOwners, readOwners);
+        && Arrays.equals(m.bucketOwners, bucketOwners) && Arrays.equals(m.readOwners, readOwners)
+        && Arrays.equals(m.copyHolders, copyHolders);
   }
 
   @Override

@@ -41,6 +41,9 @@ class GlobalIndexMoveTest {
       ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", BucketRanges.parse("0-170"), List.of()), p -> { });
       assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
       assertTrue(w.tables().stream().anyMatch(t -> t.name().equals(lookup)), w.tables().toString());
+      // during the move the target holds copies of the moving customers: a backfill indexes each customer once
+      org.awaitility.Awaitility.await().until(() -> shards.shardMap().hasCopies());
+      assertEquals(120, shards.backfillGlobalIndex(Customer.class, "email", p -> { }));
       assertTrue(moves.switchWrites(w.id()).switched());
       assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
 

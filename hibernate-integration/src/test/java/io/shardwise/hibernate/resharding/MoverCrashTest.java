@@ -10,10 +10,9 @@ import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.shop.PurchaseOrder;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,18 +60,18 @@ class MoverCrashTest {
     }
   }
 
-  /** Runs the mover in a child JVM that halts at {@code crashAt}; returns its exit code. */
+  /**
+   * Runs the mover in a child JVM that halts at {@code crashAt}; returns its exit code. A child still
+   * running after 90 s is killed and fails the test ({@link ChildJvm}): it never hangs the build.
+   */
   int moverProcess(String crashAt, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "-D" + CrashPoints.PROPERTY + "=" + crashAt,
-        MoverProcess.class.getName(), MoveFixture.controlUrl(pg, DB)));
-    command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes());
-    assertTrue(p.waitFor(120, TimeUnit.SECONDS), output);
-    System.out.println("mover process (" + crashAt + ") exited " + p.exitValue() + ": " + output.lines()
+    List<String> arguments = new ArrayList<>(List.of(MoveFixture.controlUrl(pg, DB)));
+    arguments.addAll(List.of(args));
+    ChildJvm.Result r = ChildJvm.run(Duration.ofSeconds(90), List.of("-D" + CrashPoints.PROPERTY + "=" + crashAt),
+        MoverProcess.class.getName(), arguments);
+    System.out.println("mover process (" + crashAt + ") exited " + r.exitCode() + ": " + r.output().lines()
         .filter(l -> l.contains("shardwise") || l.contains("workflow")).toList());
-    return p.exitValue();
+    return r.exitCode();
   }
 
   void assertNothingLeft() throws Exception {

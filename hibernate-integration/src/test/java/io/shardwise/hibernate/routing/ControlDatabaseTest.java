@@ -120,6 +120,39 @@ class ControlDatabaseTest {
   }
 
   @Test
+  void copiesOfMovingBucketsAreRecordedFollowTheWriteSwitchAndAreCleared() {
+    control.createSchema();
+    control.initialize(ShardMap.evenlyAssigned(1, SHARDS, 8));
+    assertEquals(2, control.setCopyHolders(Map.of(0, "s2", 1, "s2")));
+    ShardMap copying = control.load();
+    assertTrue(copying.hasCopies());
+    assertEquals("s2", copying.copyHolderOf(0));
+    assertEquals(null, copying.copyHolderOf(2));
+    assertEquals(java.util.BitSet.valueOf(new long[] {0b11}), copying.bucketsNotReadFrom("s2"),
+        "the target's copies are not read while the source serves the reads");
+    assertTrue(copying.bucketsNotReadFrom("s1").isEmpty());
+
+    control.switchReads(-1, Map.of(0, "s2", 1, "s2"));
+    assertEquals(java.util.BitSet.valueOf(new long[] {0b11}), control.load().bucketsNotReadFrom("s1"),
+        "with the reads switched, the source's rows of the buckets are the ones not read");
+
+    control.assignBuckets(Map.of(0, "s2", 1, "s2"));
+    ShardMap switched = control.load();
+    assertEquals("s2", switched.ownerOf(0));
+    assertEquals("s1", switched.copyHolderOf(0), "the write switch leaves the copy on the old owner");
+    assertEquals(java.util.BitSet.valueOf(new long[] {0b11}), switched.bucketsNotReadFrom("s1"));
+
+    java.util.Map<Integer, String> clear = new java.util.HashMap<>();
+    clear.put(0, null);
+    clear.put(1, null);
+    control.setCopyHolders(clear);
+    assertTrue(!control.load().hasCopies());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> control.setCopyHolders(Map.of(3, "s9")));
+    assertTrue(e.getMessage().contains("bucket 3 cannot have a copy on shard 's9'"), e.getMessage());
+  }
+
+  @Test
   void invalidChangesAreRejectedWithMessagesThatNameTheCulprits() {
     control.createSchema();
     control.initialize(ShardMap.evenlyAssigned(1, SHARDS, 8));

@@ -8,7 +8,6 @@ import io.shardwise.hibernate.scatter.internal.ScatterPlan;
 import io.shardwise.hibernate.scatter.internal.ScatterPlanner;
 import java.util.List;
 import org.hibernate.SessionFactory;
-import org.hibernate.cfg.Configuration;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,11 +20,7 @@ class ScatterPlanTest {
 
   @BeforeAll
   static void start() {
-    sessionFactory = new Configuration().addAnnotatedClass(Sale.class)
-        .setProperty("hibernate.dialect", "org.hibernate.dialect.PostgreSQLDialect")
-        .setProperty("hibernate.boot.allow_jdbc_metadata_access", "false")
-        .setProperty("hibernate.hbm2ddl.auto", "none")
-        .buildSessionFactory();
+    sessionFactory = PlanOnlySessionFactory.of(Sale.class);
   }
 
   @AfterAll

@@ -373,6 +373,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
         long total = QueryGuard.bypass(() -> s.createSelectionQuery(
             QueryGuard.scatterGather("select count(e) from " + entity + " e"), Long.class).getSingleResult());
         long done = 0;
+        long indexed = 0;
         Object last = null;
         while (true) {
           String hql = "select e." + idName + ", e." + key + ", e." + attribute + " from " + entity + " e"
@@ -385,9 +386,14 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
             }
             return q.getResultList();
           });
+          // while buckets move, a shard also holds copies of rows it does not serve: index each row from one shard
+          boolean copies = router.map().hasCopies();
           for (Object[] row : rows) {
-            if (row[2] != null) {
-              put(index, row[2], row[1], row[0]);
+            if (!copies || shard.equals(router.readShardFor(row[1]))) {
+              indexed++;
+              if (row[2] != null) {
+                put(index, row[2], row[1], row[0]);
+              }
             }
           }
           done += rows.size();
@@ -400,7 +406,7 @@ public final class GlobalIndexes implements PreInsertEventListener, PreUpdateEve
           }
           s.clear();
         }
-        all += done;
+        all += indexed;
       }
     }
     return all;

@@ -353,6 +353,15 @@ public final class Mover implements Resharding {
           Fences.install(target, t, map.bucketCount(), maxWait);
         }
       }
+      recordCopies(w, w.target());
+      long graceMs = settings.fenceGraceMs();
+      if (graceMs > 0) {
+        // routers learn of the copy by notification within milliseconds; one cut off from the control database
+        // polls: until it has the new map its scatter-gather queries would read the target's copy as well
+        report(progress, w, "grace", 0, -1, 0, "waiting " + graceMs + " ms before the copy starts, so that every"
+            + " router knows of it (" + io.shardwise.hibernate.ShardwiseSettings.RESHARD_FENCE_GRACE + ")");
+        pause(graceMs);
+      }
       log(w, w.source()).record("publication", w.publication(), null);
       Replication.createPublication(source, w.publication(), w.tables(), w.buckets(), map.bucketCount(), w.id());
       log(w, w.source()).record("slot", w.slot(), null);
@@ -749,6 +758,7 @@ public final class Mover implements Resharding {
     } catch (SQLException e) {
       throw failure("complete move " + id, null, e);
     }
+    recordCopies(w, null); // the source's copy is gone: scatter-gather reads the buckets unfiltered again
     store.setPhase(id, ReshardPhase.COMPLETED);
     return store.load(id);
   }
@@ -794,8 +804,21 @@ public final class Mover implements Resharding {
     } catch (SQLException e) {
       throw failure("cancel move " + id, null, e);
     }
+    if (control.load().shards().containsKey(w.target())) {
+      recordCopies(w, null); // the target's copy is gone
+    }
     store.setPhase(id, ReshardPhase.CANCELLED);
     return store.load(id);
+  }
+
+  /**
+   * Records in the shard map that {@code holder} holds a second copy of the move's buckets (null:
+   * that no shard does). Scatter-gather reads such buckets from their read owner only.
+   */
+  private void recordCopies(ReshardWorkflow w, String holder) {
+    Map<Integer, String> holders = new TreeMap<>();
+    w.buckets().forEach(b -> holders.put(b, holder));
+    control.setCopyHolders(holders);
   }
 
   private static ReshardTable firstSharded(ReshardWorkflow w) {

@@ -1,6 +1,9 @@
 package io.shardwise.hibernate.scatter.internal;
 
 import io.shardwise.hibernate.ShardwiseSettings;
+import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.routing.BucketStrategy;
+import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.hibernate.scatter.ScatterGatherException;
 import io.shardwise.hibernate.scatter.ScatterQuery;
@@ -160,10 +163,25 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     int perShardMax = plan.pushesDownLimit() && limit >= 0 ? (int) (offset + limit) : -1;
     String shardHql = plan.shardHql(keyset);
     RowBudget budget = new RowBudget(maxRows);
+    // one snapshot of the map: while buckets move, each shard is read only for the buckets it serves
+    // reads of (no cost otherwise: the filter is built only when some bucket has a copy)
+    ShardMap map = context.map().get();
+    boolean filtered = map.hasCopies() && !plan.oneShard();
+    if (filtered && plan.outerJoin() != null) {
+      throw new UnsupportedScatterQueryException("Scatter-gather cannot answer [" + hql + "] correctly while buckets"
+          + " move between shards (shard map version " + map.version() + "): " + plan.outerJoin() + ", and during a"
+          + " move two shards hold the moving rows; filtering each shard to the buckets it serves would turn the"
+          + " filtered copies into null-extended rows instead of removing them. Instead: use an inner join (or a"
+          + " separate scatter query per entity), or run the query before the move starts or after it completes"
+          + " (Resharding.status shows the moves).");
+    }
+    Set<String> shardIds = filtered ? map.shards().keySet() : context.shardIds().get();
 
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
-    for (String shardId : context.shardIds().get()) {
-      tasks.put(shardId, () -> runOnShard(shardId, shardHql, keysetParameters, perShardMax, deadlineNanos, budget));
+    for (String shardId : shardIds) {
+      String bucketFilter = filtered ? bucketFilter(plan, map, shardId) : null;
+      String hqlOfShard = bucketFilter == null ? shardHql : plan.shardHql(keyset, bucketFilter);
+      tasks.put(shardId, () -> runOnShard(shardId, hqlOfShard, keysetParameters, perShardMax, deadlineNanos, budget));
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
       }
@@ -206,6 +224,52 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     }
     return new ScatterResult<>(List.copyOf(rows), Map.copyOf(outcome.missing()), Map.copyOf(outcome.times()), Map.copyOf(shardRows),
         Duration.ofNanos(System.nanoTime() - started), last);
+  }
+
+  /**
+   * The condition that keeps, on {@code shardId}, only rows of buckets it serves reads of: for each
+   * sharded entity of the FROM clause, its key's hash (PostgreSQL's own, as in
+   * {@link BucketStrategy#sqlBucket}) outside the hash runs of the buckets {@link
+   * ShardMap#bucketsNotReadFrom} lists; null when that shard needs no filter.
+   */
+  private String bucketFilter(ScatterPlan plan, ShardMap map, String shardId) {
+    java.util.BitSet excluded = map.bucketsNotReadFrom(shardId);
+    if (excluded.isEmpty() || plan.sharded().isEmpty()) {
+      return null;
+    }
+    int buckets = map.bucketCount();
+    List<String> conditions = new ArrayList<>();
+    for (ScatterPlan.ShardedFrom from : plan.sharded()) {
+      ShardedEntity entity = context.entity().apply(from.javaType());
+      if (entity == null || entity.keyAttribute() == null || entity.keyType() == null) {
+        throw new UnsupportedScatterQueryException("Scatter-gather cannot answer [" + hql + "] correctly while buckets"
+            + " move between shards: the shard key of " + from.javaType().getSimpleName() + " is not known, so its"
+            + " copied rows cannot be filtered out. Run the query before the move starts or after it completes.");
+      }
+      // a text key is hashed under its column collation: a deterministic one (the default) hashes the same bytes
+      // as sqlHash's COLLATE "C"; keys under a non-deterministic collation are not supported here
+      String hash = "cast(function('" + entity.keyType().sqlHashFunction() + "', " + from.alias() + "."
+          + entity.keyAttribute() + ", 0) as Long)";
+      for (int start = excluded.nextSetBit(0); start >= 0; start = excluded.nextSetBit(start)) {
+        int end = excluded.nextClearBit(start); // exclusive
+        if (start == 0 && end == buckets) {
+          return "1 = 0"; // the shard serves the reads of none of its buckets
+        } else if (start == 0) {
+          conditions.add(hash + " >= " + literal(BucketStrategy.lowestHash(end, buckets)));
+        } else if (end == buckets) {
+          conditions.add(hash + " < " + literal(BucketStrategy.lowestHash(start, buckets)));
+        } else {
+          conditions.add(hash + " not between " + literal(BucketStrategy.lowestHash(start, buckets)) + " and "
+              + literal(BucketStrategy.lowestHash(end, buckets) - 1));
+        }
+        start = end;
+      }
+    }
+    return String.join(" and ", conditions);
+  }
+
+  private static String literal(long value) {
+    return value + "L";
   }
 
   /**

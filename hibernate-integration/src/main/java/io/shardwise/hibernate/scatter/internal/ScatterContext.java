@@ -1,6 +1,8 @@
 package io.shardwise.hibernate.scatter.internal;
 
+import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.routing.ShardMap;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
@@ -18,10 +20,12 @@ import org.hibernate.SessionFactory;
  * @param executor the fan-out pool, started on first use
  * @param reader runs one shard's part in a read-only transaction on that shard
  * @param settings {@code shardwise.scatter.*}: the row cap and the cursor's fetch size
+ * @param map the current shard map: while buckets move, which shard serves the reads of each
+ * @param entity what Shardwise knows of an entity class (its shard key), or null
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
-    ShardwiseConfig.Scatter settings) {
+    ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity) {
 
   /** Runs {@code work} in a read-only transaction on one shard. */
   @FunctionalInterface

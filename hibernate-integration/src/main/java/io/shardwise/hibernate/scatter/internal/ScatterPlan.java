@@ -23,10 +23,17 @@ import java.util.List;
  *     shard answers
  * @param having the query's HAVING, evaluated over merged groups (the shards return every partial
  *     group, unfiltered); null when there is none
+ * @param sharded the FROM clause's sharded entities (roots and joins), each with its alias: while
+ *     buckets move, each shard's rows of them are filtered to the buckets that shard serves reads of
+ * @param outerJoin null, or why the query cannot be filtered that way (an outer join would keep a
+ *     row whose joined copy is filtered out, or pull a copy in): refused while buckets move
  */
 public record ScatterPlan(Shape shape, String select, String from, String where, String groupBy, String orderBy,
     List<Column> columns, List<Slot> slots, int selectionCount, List<SortKey> sortKeys, List<String> sortKeyHql,
-    long limit, long offset, boolean oneShard, Condition having) {
+    long limit, long offset, boolean oneShard, Condition having, List<ShardedFrom> sharded, String outerJoin) {
+
+  /** A sharded entity of the FROM clause, as the shard HQL names it. */
+  public record ShardedFrom(String alias, Class<?> javaType) {}
 
   /** How per-shard rows are combined. */
   public enum Shape {
@@ -109,13 +116,25 @@ public record ScatterPlan(Shape shape, String select, String from, String where,
    * clause (keyset pagination).
    */
   public String shardHql(String keysetPredicate) {
+    return shardHql(keysetPredicate, null);
+  }
+
+  /**
+   * The HQL one shard runs: {@link #shardHql(String)} with {@code bucketFilter}, when not null,
+   * AND-ed to the WHERE clause as well (the buckets this shard must not be read for during a move).
+   */
+  public String shardHql(String keysetPredicate, String bucketFilter) {
     StringBuilder sb = new StringBuilder(select).append(' ').append(from);
-    if (where != null && keysetPredicate != null) {
-      sb.append(" where (").append(where).append(") and (").append(keysetPredicate).append(')');
-    } else if (where != null) {
-      sb.append(" where ").append(where);
-    } else if (keysetPredicate != null) {
-      sb.append(" where ").append(keysetPredicate);
+    List<String> conditions = new java.util.ArrayList<>(3);
+    for (String condition : new String[] {where, keysetPredicate, bucketFilter}) {
+      if (condition != null) {
+        conditions.add(condition);
+      }
+    }
+    if (conditions.size() == 1) {
+      sb.append(" where ").append(conditions.get(0));
+    } else if (!conditions.isEmpty()) {
+      sb.append(" where (").append(String.join(") and (", conditions)).append(')');
     }
     if (groupBy != null) {
       sb.append(" group by ").append(groupBy);

@@ -258,9 +258,40 @@ public final class ScatterPlanner {
       if (spec.getFetchExpression() != null && spec.getFetchClauseType() != FetchClauseType.ROWS_ONLY) {
         throw refuse("it fetches " + spec.getFetchClauseType(), "use a plain LIMIT or setMaxResults");
       }
+      List<ScatterPlan.ShardedFrom> sharded = new ArrayList<>();
+      String[] outerJoin = {null};
+      for (SqmRoot<?> root : spec.getFromClause().getRoots()) {
+        collectSharded(root, sharded, outerJoin);
+      }
       return new ScatterPlan(shape, selectText.toString(), from, where, groupByText, orderBy, List.copyOf(columns),
           List.copyOf(slots), selectionCount, List.copyOf(sortKeys), List.copyOf(sortKeyHql), limit, offset,
-          readsOnlyReferenceTables(spec), having);
+          readsOnlyReferenceTables(spec), having, List.copyOf(sharded), outerJoin[0]);
+    }
+
+    /**
+     * The sharded entities of the FROM clause with their aliases (as the rendered FROM clause names
+     * them), and the first outer join that a per-shard bucket filter could not make exact: a LEFT
+     * (or FULL) join to a sharded entity, whose copied rows the filter would turn into null-extended
+     * rows instead of removing them, or a RIGHT / FULL join, which keeps rows of its right side
+     * whatever the filter says of the left.
+     */
+    private void collectSharded(SqmFrom<?, ?> from, List<ScatterPlan.ShardedFrom> out, String[] outerJoin) {
+      String where = placement.apply(from.getJavaType());
+      boolean sharded = where != null && !where.equals(REFERENCE);
+      if (sharded) {
+        out.add(new ScatterPlan.ShardedFrom(from.resolveAlias(render), from.getJavaType()));
+      }
+      if (from instanceof SqmJoin<?, ?> join && outerJoin[0] == null) {
+        org.hibernate.query.sqm.tree.SqmJoinType type = join.getSqmJoinType();
+        if (type == org.hibernate.query.sqm.tree.SqmJoinType.RIGHT || type == org.hibernate.query.sqm.tree.SqmJoinType.FULL
+            || (type == org.hibernate.query.sqm.tree.SqmJoinType.LEFT && sharded)) {
+          outerJoin[0] = "it " + type.name().toLowerCase(Locale.ROOT) + " joins " + from.getJavaType().getSimpleName()
+              + " " + from.resolveAlias(render);
+        }
+      }
+      for (SqmJoin<?, ?> join : from.getSqmJoins()) {
+        collectSharded(join, out, outerJoin);
+      }
     }
 
     private void addSelection(SqmSelectableNode<?> node) {
