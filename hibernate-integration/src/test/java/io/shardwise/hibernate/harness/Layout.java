@@ -15,7 +15,7 @@ import java.util.stream.Stream;
  * <p>The strategies are configured so that the keys the tests use (small merchant and user ids,
  * and a few large ones) spread over every shard of the cell:
  * <ul>
- *   <li>{@code bucket}: the default, 1024 buckets dealt evenly;</li>
+ *   <li>{@code bucket}: the default (no strategy property), 1024 buckets dealt evenly;</li>
  *   <li>{@code ring}: consistent hashing with the default virtual nodes;</li>
  *   <li>{@code range}: keys below 10 on shard0, then ten keys per shard, the rest on the last shard;</li>
  *   <li>{@code directory}: keys 1..20 listed, dealt out backwards ({@code k -> shard((n - k % n) % n)}), 42
@@ -62,7 +62,9 @@ public record Layout(Strategy strategy, int shards) {
   public Map<String, String> properties() {
     Map<String, String> props = new LinkedHashMap<>();
     switch (strategy) {
-      case BUCKET -> props.put(ShardwiseSettings.STRATEGY, "bucket");
+      case BUCKET -> {
+        // the default: no property, exactly what an application that names no strategy gets
+      }
       case RING -> props.put(ShardwiseSettings.STRATEGY, "ring");
       case RANGE -> {
         props.put(ShardwiseSettings.STRATEGY, "range");
