@@ -149,7 +149,7 @@ public final class BuildTimeBenchmark {
     Map<Integer, Map<Config, List<Run>>> increments = new LinkedHashMap<>();
     Config[] configs = Config.values();
     for (int round = 0; round < options.rounds(); round++) {
-      loadAverages.add(loadAverage());
+      loadAverages.add(Workloads.loadAverage());
       for (int size : options.sizes()) {
         for (int i = 0; i < configs.length; i++) {
           Config config = configs[(i + round) % configs.length];
@@ -165,7 +165,7 @@ public final class BuildTimeBenchmark {
         }
       }
     }
-    loadAverages.add(loadAverage());
+    loadAverages.add(Workloads.loadAverage());
     return report(fulls, increments);
   }
 
@@ -259,13 +259,13 @@ public final class BuildTimeBenchmark {
     for (Map.Entry<Integer, Map<Config, List<Run>>> size : fulls.entrySet()) {
       int queries = size.getKey();
       int entities = BuildTimeModel.groups(queries) * 5 + BuildTimeModel.REFERENCE_TABLES;
-      double base = median(size.getValue().get(Config.NONE), Run::wall);
+      double base = Workloads.median(size.getValue().get(Config.NONE), Run::wall);
       for (Config config : Config.values()) {
         List<Run> runs = size.getValue().get(config);
-        double wall = median(runs, Run::wall);
+        double wall = Workloads.median(runs, Run::wall);
         out.append(String.format(Locale.ROOT, "| %,d | %,d | %s | %.2f | %.2f | %,d | %s | %s |%n",
-            queries, entities, config.label, wall, median(runs, Run::cpu),
-            Math.round(median(runs, r -> r.maxRssKiB() / 1024.0)),
+            queries, entities, config.label, wall, Workloads.median(runs, Run::cpu),
+            Math.round(Workloads.median(runs, r -> r.maxRssKiB() / 1024.0)),
             config == Config.NONE ? "" : String.format(Locale.ROOT, "%+.2f", wall - base),
             config == Config.NONE ? "" : String.format(Locale.ROOT, "%.2f", (wall - base) * 1000 / queries)));
       }
@@ -276,14 +276,14 @@ public final class BuildTimeBenchmark {
     for (Map.Entry<Integer, Map<Config, List<Run>>> size : fulls.entrySet()) {
       int queries = size.getKey();
       Map<Config, List<Run>> runs = size.getValue();
-      double none = median(runs.get(Config.NONE), Run::wall);
-      double noneCpu = median(runs.get(Config.NONE), Run::cpu);
-      double shardwise = median(runs.get(Config.SHARDWISE), Run::wall) - none;
-      double shardwiseCpu = median(runs.get(Config.SHARDWISE), Run::cpu) - noneCpu;
-      double hibernate = median(runs.get(Config.HIBERNATE), Run::wall) - none;
-      double hibernateCpu = median(runs.get(Config.HIBERNATE), Run::cpu) - noneCpu;
-      double onTop = median(runs.get(Config.BOTH), Run::wall) - median(runs.get(Config.HIBERNATE), Run::wall);
-      double onTopCpu = median(runs.get(Config.BOTH), Run::cpu) - median(runs.get(Config.HIBERNATE), Run::cpu);
+      double none = Workloads.median(runs.get(Config.NONE), Run::wall);
+      double noneCpu = Workloads.median(runs.get(Config.NONE), Run::cpu);
+      double shardwise = Workloads.median(runs.get(Config.SHARDWISE), Run::wall) - none;
+      double shardwiseCpu = Workloads.median(runs.get(Config.SHARDWISE), Run::cpu) - noneCpu;
+      double hibernate = Workloads.median(runs.get(Config.HIBERNATE), Run::wall) - none;
+      double hibernateCpu = Workloads.median(runs.get(Config.HIBERNATE), Run::cpu) - noneCpu;
+      double onTop = Workloads.median(runs.get(Config.BOTH), Run::wall) - Workloads.median(runs.get(Config.HIBERNATE), Run::wall);
+      double onTopCpu = Workloads.median(runs.get(Config.BOTH), Run::cpu) - Workloads.median(runs.get(Config.HIBERNATE), Run::cpu);
       out.append(String.format(Locale.ROOT,
           "| %,d | %+.2f s (%+.2f s) | %.2f ms | %+.2f s (%+.2f s) | %+.2f s (%+.2f s) | %.2f ms | %.2f |%n",
           queries, shardwise, shardwiseCpu, shardwise * 1000 / queries, hibernate, hibernateCpu,
@@ -298,8 +298,8 @@ public final class BuildTimeBenchmark {
       for (Config config : Config.values()) {
         List<Run> runs = size.getValue().get(config);
         out.append(String.format(Locale.ROOT, "| %,d | %s | %.2f | %.2f | %,d | %s |%n",
-            size.getKey(), config.label, median(runs, Run::wall), median(runs, Run::cpu),
-            Math.round(median(runs, r -> r.maxRssKiB() / 1024.0)),
+            size.getKey(), config.label, Workloads.median(runs, Run::wall), Workloads.median(runs, Run::cpu),
+            Math.round(Workloads.median(runs, r -> r.maxRssKiB() / 1024.0)),
             config.shardwise() ? "yes, `[QueryWithoutShardKey]` (build fails)" : "no (build passes)"));
       }
     }
@@ -347,20 +347,6 @@ public final class BuildTimeBenchmark {
 
   private static boolean modelApi(String name) {
     return name.endsWith(".class") && MODEL_API.stream().anyMatch(name::startsWith);
-  }
-
-  private static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> metric) {
-    double[] values = runs.stream().mapToDouble(metric).sorted().toArray();
-    int n = values.length;
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-  }
-
-  private static double loadAverage() {
-    try {
-      return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read /proc/loadavg (the report states the load)", e);
-    }
   }
 
   private static String quoted(String arg) {

@@ -57,9 +57,12 @@ import org.postgresql.PGConnection;
  * (the cost of spreading the rows over N servers, without Shardwise in the session path).
  *
  * <p>Servers come from the testkit (embedded PostgreSQL 17): one topology of N shards and one
- * single server for the baseline. Rows are loaded with COPY. Then, for each thread count, each
- * system gets a warm-up and a measured interval, the systems taking turns so that a noisy
- * neighbour hurts all of them alike. Each operation picks a uniformly random id; every result is
+ * single server for the baseline. Rows are loaded with COPY. Then, for each thread count, the
+ * systems take turns in rounds (each a warm-up and a measured interval per system) so that a noisy
+ * neighbour hurts all of them alike, and the report gives each cell's median over the rounds. Beside
+ * throughput it reports the client's CPU time per operation (the worker threads' CPU time from
+ * {@link java.lang.management.ThreadMXBean} over the measured operations), which on a shared machine
+ * moves far less than ops/s does. Each operation picks a uniformly random id; every result is
  * checked (a missing or wrong row counts as an error). Latency is measured per operation
  * (open session, find, close), percentiles are exact over all measured operations.
  *
@@ -72,7 +75,8 @@ import org.postgresql.PGConnection;
  *
  * <p>Settings, as {@code key=value} arguments or {@code -Dpointlookup.key=value}: {@code shards}
  * (default 2), {@code rows} (100000), {@code threads} (1,2,4), {@code warmup} (seconds, 5),
- * {@code duration} (seconds, 10), {@code pool} (connections per pool, 10), {@code systems}
+ * {@code duration} (seconds, 10), {@code rounds} (3: every system measured once per round, the
+ * systems alternating; the report gives medians), {@code pool} (connections per pool, 10), {@code systems}
  * (baseline,shardwise,shardingsphere,shardwise-1shard,hand-routed), {@code report} (a Markdown
  * file for the results table, default {@code benchmarks/target/point-lookups.md}). Results are
  * recorded in {@code docs/benchmarks.md}, section "End-to-end point lookups".
@@ -103,24 +107,28 @@ public final class PointLookupWorkload {
     }
   }
 
-  record Settings(int shards, int rows, int[] threads, Duration warmup, Duration duration, int pool,
+  record Settings(int shards, int rows, int[] threads, Duration warmup, Duration duration, int rounds, int pool,
       List<Subject> subjects, Path report) {
+    private static final List<String> KNOWN = List.of("shards", "rows", "threads", "warmup", "duration", "rounds",
+        "pool", "systems", "report");
+
 
     static Settings parse(String[] args) {
       Map<String, String> values = new LinkedHashMap<>();
-      for (String name : List.of("shards", "rows", "threads", "warmup", "duration", "pool", "systems", "report")) {
+      for (String name : KNOWN) {
         String value = System.getProperty("pointlookup." + name);
         if (value != null) {
           values.put(name, value);
         }
       }
-      values.putAll(Workloads.keyValues(args, "shards, rows, threads, warmup, duration, pool, systems, report"));
+      values.putAll(Workloads.keyValues(args, String.join(", ", KNOWN)));
       int shards = intValue(values, "shards", 2, 1, 64);
       int rows = intValue(values, "rows", 100_000, 1, 100_000_000);
       int[] threads = Arrays.stream(values.getOrDefault("threads", "1,2,4").split(","))
           .mapToInt(t -> parseInt("threads", t.trim(), 1, 1024)).toArray();
       Duration warmup = Duration.ofSeconds(intValue(values, "warmup", 5, 0, 3600));
       Duration duration = Duration.ofSeconds(intValue(values, "duration", 10, 1, 3600));
+      int rounds = intValue(values, "rounds", 3, 1, 100);
       int pool = intValue(values, "pool", 10, 1, 1000);
       List<Subject> subjects = new ArrayList<>();
       for (String name : values.getOrDefault("systems", DEFAULT_SYSTEMS).split(",")) {
@@ -131,12 +139,10 @@ public final class PointLookupWorkload {
         subjects.add(subject);
       }
       Path report = Path.of(values.getOrDefault("report", "benchmarks/target/point-lookups.md"));
-      List<String> known = List.of("shards", "rows", "threads", "warmup", "duration", "pool", "systems", "report");
-      values.keySet().stream().filter(k -> !known.contains(k)).findFirst().ifPresent(k -> {
-            throw new IllegalArgumentException("Unknown setting '" + k + "'; known: shards, rows, threads, warmup,"
-                + " duration, pool, systems, report");
+      values.keySet().stream().filter(k -> !KNOWN.contains(k)).findFirst().ifPresent(k -> {
+            throw new IllegalArgumentException("Unknown setting '" + k + "'; known: " + String.join(", ", KNOWN));
           });
-      return new Settings(shards, rows, threads, warmup, duration, pool, List.copyOf(subjects), report);
+      return new Settings(shards, rows, threads, warmup, duration, rounds, pool, List.copyOf(subjects), report);
     }
 
     private static int intValue(Map<String, String> values, String name, int dflt, int min, int max) {
@@ -161,10 +167,10 @@ public final class PointLookupWorkload {
   public static void main(String[] args) throws Exception {
     Settings settings = Settings.parse(args);
     Workloads.quietLibraries();
-    System.out.printf("Point lookups: %d rows, %d shard(s), threads %s, %d s warm-up + %d s measured per system,"
-        + " pools of %d connections, %d CPU(s) visible, Java %s%n", settings.rows(), settings.shards(),
-        Arrays.toString(settings.threads()), settings.warmup().toSeconds(), settings.duration().toSeconds(),
-        settings.pool(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+    System.out.printf("Point lookups: %d rows, %d shard(s), threads %s, %d round(s) of %d s warm-up + %d s measured"
+        + " per system, pools of %d connections, %d CPU(s) visible, Java %s%n", settings.rows(), settings.shards(),
+        Arrays.toString(settings.threads()), settings.rounds(), settings.warmup().toSeconds(),
+        settings.duration().toSeconds(), settings.pool(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
 
     List<AutoCloseable> resources = new ArrayList<>();
     try {
@@ -214,19 +220,27 @@ public final class PointLookupWorkload {
         }
       }
 
+      // Rounds: every system once per round, in the same order, so that a noisy minute on the
+      // shared machine falls on all of them; the report gives each cell's median over the rounds.
       List<LoadResult> results = new ArrayList<>();
+      List<Double> loads = new ArrayList<>();
       for (int threads : settings.threads()) {
-        for (Map.Entry<Subject, LongFunction<Customer>> e : lookups.entrySet()) {
-          LoadResult r = LoadRunner.run(e.getKey().key, threads, settings.warmup(), settings.duration(),
-              settings.rows(), e.getValue());
-          results.add(r);
-          System.out.printf("  -> %s, %d thread(s): %,.0f ops/s, p50 %.0f us, p99 %.0f us, client CPU %.1f us/op%s%n",
-              e.getKey().label, threads, r.opsPerSecond(), r.p50Micros(), r.p99Micros(), r.cpuMicrosPerOp(),
-              r.errors() == 0 ? "" : ", " + r.errors() + " ERRORS (first: " + r.firstError() + ")");
+        for (int round = 1; round <= settings.rounds(); round++) {
+          loads.add(Workloads.loadAverage());
+          for (Map.Entry<Subject, LongFunction<Customer>> e : lookups.entrySet()) {
+            LoadResult r = LoadRunner.run(e.getKey().key, threads, settings.warmup(), settings.duration(),
+                settings.rows(), e.getValue());
+            results.add(r);
+            System.out.printf("  -> round %d, %s, %d thread(s): %,.0f ops/s, p50 %.0f us, p99 %.0f us,"
+                    + " client CPU %.1f us/op%s%n", round, e.getKey().label, threads, r.opsPerSecond(), r.p50Micros(),
+                r.p99Micros(), r.cpuMicrosPerOp(),
+                r.errors() == 0 ? "" : ", " + r.errors() + " ERRORS (first: " + r.firstError() + ")");
+          }
         }
       }
+      loads.add(Workloads.loadAverage());
 
-      String table = Report.table(settings, results, unavailable);
+      String table = Report.table(settings, results, loads, unavailable);
       System.out.println();
       System.out.println(table);
       Path report = settings.report();
@@ -459,33 +473,54 @@ public final class PointLookupWorkload {
   }
 
 
-  /** The Markdown table, with the setup it was measured on. */
+  /**
+   * The Markdown table, with the setup it was measured on: per thread count and system, the median
+   * over the rounds of throughput, latency percentiles and client CPU per operation, and the CPU per
+   * operation as a multiple of the baseline's median. CPU per operation is the number to compare on
+   * a shared machine: ops/s moves with whatever else runs, the work the client does per lookup does not.
+   */
   static final class Report {
     private Report() {}
 
-    static String table(Settings settings, List<LoadResult> results, Map<Subject, String> unavailable) {
+    static String table(Settings settings, List<LoadResult> results, List<Double> loads,
+        Map<Subject, String> unavailable) {
       StringBuilder sb = new StringBuilder();
-      sb.append(String.format("Measured %s: %,d rows, %d shard(s), %d s warm-up + %d s measured per cell, pools of %d,"
-          + " %d CPU(s) visible to the JVM, Java %s.%n%n", LocalDate.now(), settings.rows(), settings.shards(),
-          settings.warmup().toSeconds(), settings.duration().toSeconds(), settings.pool(),
-          Runtime.getRuntime().availableProcessors(), System.getProperty("java.version")));
-      sb.append("| threads | system | ops/s | p50 µs | p99 µs | × baseline ops/s | client CPU µs/op | errors |\n");
-      sb.append("|---:|---|---:|---:|---:|---:|---:|---:|\n");
+      sb.append(String.format(Locale.ROOT, "Measured %s: %,d rows, %d shard(s), %d round(s) of %d s warm-up + %d s"
+              + " measured per system (systems alternating within each round), pools of %d, %d CPU(s) visible to"
+              + " the JVM, Java %s, 1-minute load average %.1f–%.1f at the rounds' starts. Medians over the rounds;"
+              + " client CPU is the worker threads' CPU time (ThreadMXBean) over the measured operations.%n%n",
+          LocalDate.now(), settings.rows(), settings.shards(), settings.rounds(), settings.warmup().toSeconds(),
+          settings.duration().toSeconds(), settings.pool(), Runtime.getRuntime().availableProcessors(),
+          System.getProperty("java.version"), loads.stream().mapToDouble(Double::doubleValue).min().orElse(0),
+          loads.stream().mapToDouble(Double::doubleValue).max().orElse(0)));
+      sb.append("| threads | system | ops/s | p50 µs | p99 µs | × baseline ops/s | client CPU µs/op (min–max)"
+          + " | × baseline CPU/op | errors |\n");
+      sb.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
       for (int threads : settings.threads()) {
-        LoadResult base = results.stream().filter(r -> r.threads() == threads && r.subject().equals("baseline"))
-            .findFirst().orElse(null);
-        for (LoadResult r : results) {
-          if (r.threads() != threads) {
-            continue;
-          }
-          String ratio = base == null || base.opsPerSecond() == 0 ? "–"
-              : String.format("%.2f", r.opsPerSecond() / base.opsPerSecond());
-          sb.append(String.format("| %d | %s | %,.0f | %.0f | %.0f | %s | %.1f | %d |%n", threads, r.subject(),
-              r.opsPerSecond(), r.p50Micros(), r.p99Micros(), ratio, r.cpuMicrosPerOp(), r.errors()));
+        Map<String, List<LoadResult>> cells = new LinkedHashMap<>();
+        results.stream().filter(r -> r.threads() == threads)
+            .forEach(r -> cells.computeIfAbsent(r.subject(), k -> new ArrayList<>()).add(r));
+        List<LoadResult> base = cells.get(Subject.BASELINE.key);
+        double baseOps = base == null ? Double.NaN : Workloads.median(base, LoadResult::opsPerSecond);
+        double baseCpu = base == null ? Double.NaN : Workloads.median(base, LoadResult::cpuMicrosPerOp);
+        for (Map.Entry<String, List<LoadResult>> cell : cells.entrySet()) {
+          List<LoadResult> rounds = cell.getValue();
+          double ops = Workloads.median(rounds, LoadResult::opsPerSecond);
+          double cpu = Workloads.median(rounds, LoadResult::cpuMicrosPerOp);
+          sb.append(String.format(Locale.ROOT, "| %d | %s | %,.0f | %.0f | %.0f | %s | %.1f (%.1f–%.1f) | %s | %d |%n",
+              threads, cell.getKey(), ops, Workloads.median(rounds, LoadResult::p50Micros),
+              Workloads.median(rounds, LoadResult::p99Micros), ratio(ops, baseOps), cpu,
+              rounds.stream().mapToDouble(LoadResult::cpuMicrosPerOp).min().orElse(0),
+              rounds.stream().mapToDouble(LoadResult::cpuMicrosPerOp).max().orElse(0), ratio(cpu, baseCpu),
+              rounds.stream().mapToLong(LoadResult::errors).sum()));
         }
       }
       unavailable.forEach((subject, why) -> sb.append(String.format("%n%s was not measured: %s%n", subject.key, why)));
       return sb.toString();
+    }
+
+    private static String ratio(double value, double base) {
+      return Double.isNaN(base) || base == 0 ? "–" : String.format(Locale.ROOT, "%.2f", value / base);
     }
   }
 }

@@ -106,6 +106,25 @@ final class Workloads {
     return value;
   }
 
+  /** The median of {@code metric} over {@code items} (the mean of the middle two for an even count); NaN when empty. */
+  static <T> double median(List<T> items, java.util.function.ToDoubleFunction<T> metric) {
+    double[] values = items.stream().mapToDouble(metric).sorted().toArray();
+    int n = values.length;
+    if (n == 0) {
+      return Double.NaN;
+    }
+    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  }
+
+  /** The 1-minute load average from {@code /proc/loadavg}: the reports state how loaded the machine was. */
+  static double loadAverage() {
+    try {
+      return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("Cannot read /proc/loadavg (the report states the load)", e);
+    }
+  }
+
   static long min(long[] values) {
     return Arrays.stream(values).min().orElse(0);
   }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.harness.ShardedUnit;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.readwrite.ConsistencyTokenException;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
@@ -67,13 +68,9 @@ class ReadWriteSplittingTest {
   }
 
   static Shardwise.Builder builder(PostgresTopology pg, String consistencySecret) {
-    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null)
+    return ShardedUnit.configure(pg, true)
         .entities(Profile.class, TimedProfile.class, PatientProfile.class, Product.class, Sale.class)
         .property(ShardwiseSettings.RYW_SECRET, consistencySecret);
-    for (PostgresShard shard : pg.shards()) {
-      b.shard("shard" + shard.index(), shard.primary().jdbcUrl()).replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
-    }
-    return b;
   }
 
   @AfterAll

@@ -1,5 +1,7 @@
 package io.shardwise.hibernate;
 
+import io.shardwise.hibernate.harness.Layout;
+import io.shardwise.hibernate.harness.ShardedUnit;
 import io.shardwise.hibernate.shop.Country;
 import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.shop.OrderItem;
@@ -15,22 +17,38 @@ import java.util.ArrayList;
 import java.util.List;
 import org.hibernate.SessionFactory;
 
-/** Builds the shop's session factory on a testkit topology and inspects shards by direct JDBC. */
+/**
+ * The shop model (merchants, their orders and order items, co-located by merchant, and the country
+ * reference table) on a testkit topology: the core matrix's unit ({@link #unit}), the shared builder
+ * for tests outside the matrix ({@link #builder}), and shard inspection by direct JDBC.
+ */
 final class ShopFixture {
   static final Class<?>[] ENTITIES = {Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class};
+
+  /** The sharded tables of the shop and their shard-key columns, for the placement check. */
+  static final List<ShardedUnit.Placement> PLACEMENTS = List.of(new ShardedUnit.Placement("merchant", "id"),
+      new ShardedUnit.Placement("purchase_order", "merchant_id"), new ShardedUnit.Placement("order_item", "merchant_id"));
 
   private ShopFixture() {}
 
   static String shardId(int index) {
-    return "shard" + index;
+    return Layout.shardId(index);
   }
 
+  /** The shop on {@code layout}, schema created, with the harness's checks. */
+  static ShardedUnit unit(PostgresTopology pg, Layout layout) {
+    return ShardedUnit.on(pg, layout).entities(ENTITIES).placements(PLACEMENTS).start();
+  }
+
+  /** The shop's builder over every shard of the topology, bucket routing (the shared builder). */
   static Shardwise.Builder builder(PostgresTopology pg) {
-    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(ENTITIES);
-    for (PostgresShard shard : pg.shards()) {
-      b.shard(shardId(shard.index()), shard.primary().jdbcUrl());
-    }
-    return b;
+    return ShardedUnit.configure(pg, false).entities(ENTITIES);
+  }
+
+  /** Empties the shop's tables wherever they exist and puts {@code GB} into every layout shard's country table. */
+  static void resetWithGreatBritain(ShardedUnit unit) throws SQLException {
+    unit.reset("country");
+    unit.executeOnEveryShard("INSERT INTO country (code, name) VALUES ('GB', 'United Kingdom')");
   }
 
   static SessionFactory sessionFactory(PostgresTopology pg, String schemaAction) {

@@ -1,57 +1,36 @@
 package io.shardwise.hibernate;
 
-import static io.shardwise.hibernate.ShopFixture.count;
-import static io.shardwise.hibernate.ShopFixture.shardsHolding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.harness.Layout;
 import io.shardwise.hibernate.shop.Country;
 import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.shop.OrderItem;
 import io.shardwise.hibernate.shop.PurchaseOrder;
-import io.shardwise.testkit.PostgresShard;
-import io.shardwise.testkit.PostgresTopology;
-import io.shardwise.testkit.junit.ShardedPostgres;
 import jakarta.persistence.EntityManager;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.hibernate.Session;
-import org.hibernate.SessionFactory;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** A co-located merchant / order / item graph on three real shards, checked row by row with JDBC. */
-@ShardedPostgres(shards = 3, scope = ShardedPostgres.Scope.RUN)
-class ShardedPersistenceTest {
-  private static SessionFactory sessionFactory;
-  private static ShardedSessions shards;
-
-  @BeforeAll
-  static void start(PostgresTopology pg) {
-    sessionFactory = ShopFixture.sessionFactory(pg, "create");
-    shards = ShardedSessions.of(sessionFactory);
-  }
-
-  @AfterAll
-  static void stop() {
-    sessionFactory.close();
-  }
+/**
+ * A co-located merchant / order / item graph, checked row by row with JDBC. Run on every layout by
+ * {@link CoreMatrixTest}.
+ */
+abstract class ShardedPersistenceCases extends MatrixCases {
 
   @BeforeEach
-  void emptyTables(PostgresTopology pg) throws SQLException {
-    ShopFixture.executeOnEveryShard(pg, "TRUNCATE order_item, purchase_order, merchant, country");
-    ShopFixture.executeOnEveryShard(pg, "INSERT INTO country (code, name) VALUES ('GB', 'United Kingdom'),"
-        + " ('FR', 'France')");
+  void france() throws SQLException {
+    unit.executeOnEveryShard("INSERT INTO country (code, name) VALUES ('FR', 'France')");
   }
 
   @Test
-  void everyRowOfAMerchantLivesOnTheShardOfItsKeyAndNowhereElse(PostgresTopology pg) throws SQLException {
+  void everyRowOfAMerchantLivesOnTheShardOfItsKeyAndNowhereElse() throws SQLException {
     Map<Long, String> expected = new HashMap<>();
     for (long merchantId = 1; merchantId <= 60; merchantId++) {
       long m = merchantId;
@@ -67,20 +46,21 @@ class ShardedPersistenceTest {
       });
       expected.put(m, shards.shardFor(m));
     }
-    assertEquals(3, expected.values().stream().distinct().count(), "60 merchants spread over all 3 shards");
+    assertEquals(layout.shards(), expected.values().stream().distinct().count(),
+        "60 merchants spread over every shard of " + layout);
 
     for (Map.Entry<Long, String> e : expected.entrySet()) {
       long m = e.getKey();
-      List<Integer> want = List.of(Integer.parseInt(e.getValue().substring("shard".length())));
-      assertEquals(want, shardsHolding(pg, "SELECT count(*) FROM merchant WHERE id = ?", m), "merchant " + m);
-      assertEquals(want, shardsHolding(pg, "SELECT count(*) FROM purchase_order WHERE merchant_id = ?", m),
+      List<Integer> want = List.of(Layout.indexOf(e.getValue()));
+      assertEquals(want, unit.shardsHolding("SELECT count(*) FROM merchant WHERE id = ?", m), "merchant " + m);
+      assertEquals(want, unit.shardsHolding("SELECT count(*) FROM purchase_order WHERE merchant_id = ?", m),
           "orders of merchant " + m);
-      assertEquals(want, shardsHolding(pg, "SELECT count(*) FROM order_item WHERE merchant_id = ?", m),
+      assertEquals(want, unit.shardsHolding("SELECT count(*) FROM order_item WHERE merchant_id = ?", m),
           "items of merchant " + m);
     }
     long total = 0;
-    for (PostgresShard shard : pg.shards()) {
-      total += count(shard, "SELECT count(*) FROM order_item");
+    for (int i = 0; i < layout.shards(); i++) {
+      total += unit.count(i, "SELECT count(*) FROM order_item");
     }
     assertEquals(60 * 4, total, "no row written twice");
   }
@@ -116,10 +96,10 @@ class ShardedPersistenceTest {
   }
 
   @Test
-  void anEntityManagerOpenedInsideAShardContextIsRouted(PostgresTopology pg) throws SQLException {
+  void anEntityManagerOpenedInsideAShardContextIsRouted() throws SQLException {
     long m = 11;
     try (ShardContext.Scope scope = shards.contextForKey(m)) {
-      EntityManager em = sessionFactory.createEntityManager();
+      EntityManager em = unit.sessionFactory().createEntityManager();
       try {
         em.getTransaction().begin();
         em.persist(new Merchant(m, "Eleven", null));
@@ -128,10 +108,10 @@ class ShardedPersistenceTest {
         em.close();
       }
     }
-    int owner = Integer.parseInt(shards.shardFor(m).substring(5));
-    assertEquals(List.of(owner), shardsHolding(pg, "SELECT count(*) FROM merchant WHERE id = ?", m));
+    int owner = unit.indexFor(m);
+    assertEquals(List.of(owner), unit.shardsHolding("SELECT count(*) FROM merchant WHERE id = ?", m));
     try (ShardContext.Scope scope = ShardContext.use(shards.shardFor(m));
-        Session session = sessionFactory.openSession()) {
+        Session session = unit.sessionFactory().openSession()) {
       assertEquals("Eleven", session.find(Merchant.class, m).getName());
     }
   }
@@ -140,6 +120,11 @@ class ShardedPersistenceTest {
   void keysOfEveryJavaTypeRouteLikeTheSameValue() {
     assertEquals(shards.shardFor(42L), shards.shardFor(42));
     assertEquals(shards.shardFor(42L), shards.shardFor((short) 42));
-    assertNotEquals(null, shards.shardFor("merchant-42"));
+    if (layout.strategy() == Layout.Strategy.RANGE) {
+      ShardKeyException e = assertThrows(ShardKeyException.class, () -> shards.shardFor("merchant-42"));
+      assertTrue(e.getMessage().contains("short, int and long keys only"), e.getMessage());
+    } else {
+      assertTrue(layout.shardIds().contains(shards.shardFor("merchant-42")), shards.shardFor("merchant-42"));
+    }
   }
 }
