@@ -119,16 +119,29 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   }
 
   private HikariDataSource newPool(String shardId, String url) {
-    return newPool(config, "shardwise-" + shardId + "-primary", url, config.connectionTimeoutMs(), false);
+    return newPool(config, "shardwise-" + shardId + "-primary", url, config.timeouts(shardId, false), false);
   }
 
   /**
-   * A pool for one server: created lazily by callers and allowed to start while the server is down
-   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others. Sized
-   * by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}.
+   * A pool for one shard server: created lazily by callers and allowed to start while the server is
+   * down ({@code initializationFailTimeout = -1}), so that one dead server never stops the others.
+   * Sized by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}; every connection carries
+   * the role's deadlines: the driver's connect and socket timeouts, and the server-side statement,
+   * lock and idle-in-transaction timeouts (pgjdbc {@code options}, sent with the startup packet). A
+   * value given in the URL itself wins over these.
    */
-  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
-    return newPool(config, name, url, config.poolSize(), config.poolMinIdle(), timeoutMs, readOnly);
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url,
+      ShardwiseConfig.NodeTimeouts timeouts, boolean readOnly) {
+    HikariConfig hc = baseConfig(config, name, url, config.poolSize(), config.poolMinIdle(),
+        timeouts.connectionTimeoutMs(), readOnly);
+    hc.addDataSourceProperty("connectTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
+        timeouts.connectTimeoutMs())));
+    hc.addDataSourceProperty("socketTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
+        timeouts.socketTimeoutMs())));
+    hc.addDataSourceProperty("options", timeouts.serverOptions());
+    // HikariCP's aliveness check of an idle connection must not outlast the checkout it serves
+    hc.setValidationTimeout(Math.max(250, Math.min(5000, timeouts.connectionTimeoutMs() / 2)));
+    return new HikariDataSource(hc);
   }
 
   /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
@@ -140,6 +153,15 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** The same, running {@code connectionInitSql} (when not null) on every new connection. */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
       int minimumIdle, long timeoutMs, boolean readOnly, String connectionInitSql) {
+    HikariConfig hc = baseConfig(config, name, url, maximumSize, minimumIdle, timeoutMs, readOnly);
+    if (connectionInitSql != null) {
+      hc.setConnectionInitSql(connectionInitSql);
+    }
+    return new HikariDataSource(hc);
+  }
+
+  private static HikariConfig baseConfig(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -154,10 +176,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
     hc.setReadOnly(readOnly);
-    if (connectionInitSql != null) {
-      hc.setConnectionInitSql(connectionInitSql);
-    }
-    return new HikariDataSource(hc);
+    return hc;
   }
 
   private ShardUnavailableException unavailable(String shardId, RetiringPool pool, SQLException e) {
@@ -170,8 +189,10 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       root = root.getCause();
     }
     return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
-        + JdbcUrls.redact(pool.url()) + " within " + config.connectionTimeoutMs() + " ms (" + state
-        + "; last driver error: " + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
+        + JdbcUrls.redact(pool.url()) + " (primary " + JdbcUrls.hostPort(pool.url()) + "): timed out after "
+        + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + state + "; last driver error: "
+        + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.",
+        shardId, "primary " + JdbcUrls.hostPort(pool.url()), e);
   }
 
   /** The primary of a shard as failure messages name it: {@code primary host:port}. */
@@ -180,6 +201,16 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     ShardDescriptor shard = maps.get().shards().get(shardId);
     String url = pool != null ? pool.url() : shard != null ? shard.primaryUrl() : null;
     return url == null ? "primary (not in the shard map)" : "primary " + JdbcUrls.hostPort(url);
+  }
+
+  /** The socket timeout of connections to the primary of {@code shardId}, for failure messages. */
+  public long socketTimeoutMs(String shardId) {
+    return config.timeouts(shardId, false).socketTimeoutMs();
+  }
+
+  /** For diagnostics and tests: the shards whose pool was created. */
+  public java.util.Set<String> shardIds() {
+    return java.util.Set.copyOf(pools.keySet());
   }
 
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */

@@ -63,7 +63,8 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
-    return ShardConnection.wrap(primaries.primary(shardId), shardId, () -> primaries.primaryNode(shardId));
+    return ShardConnection.wrap(primaries.primary(shardId), shardId, () -> primaries.primaryNode(shardId),
+        primaries.socketTimeoutMs(shardId));
   }
 
   @Override
@@ -86,7 +87,8 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
       return components().noShardConnection();
     }
     Connection connection = reads.connection(shardId);
-    return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection));
+    return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection),
+        reads.socketTimeoutMs(shardId, connection));
   }
 
   @Override

@@ -49,12 +49,14 @@ public final class ShardConnection implements Connection {
   private final Connection target;
   private final String shardId;
   private final Supplier<String> node;
+  private final long socketTimeoutMs;
   private ShardUnavailableException failure;
 
-  private ShardConnection(Connection target, String shardId, Supplier<String> node) {
+  private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
     this.target = target;
     this.shardId = shardId;
     this.node = node;
+    this.socketTimeoutMs = socketTimeoutMs;
   }
 
   /**
@@ -62,7 +64,25 @@ public final class ShardConnection implements Connection {
    *     {@code replica 10.0.0.6:5432}); asked only when a failure happens
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node) {
-    return new ShardConnection(target, shardId, node);
+    return new ShardConnection(target, shardId, node, 0);
+  }
+
+  /**
+   * The same, for a connection whose driver gives up on a silent server after
+   * {@code socketTimeoutMs}: such a failure says "timed out after N ms".
+   */
+  public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
+    return new ShardConnection(target, shardId, node, socketTimeoutMs);
+  }
+
+  /** Whether the driver gave up waiting for the server: a socket read timed out. */
+  public static boolean isTimeout(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.net.SocketTimeoutException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The connection a {@link #wrap wrapped} one stands for; any other connection unchanged. */
@@ -111,9 +131,12 @@ public final class ShardConnection implements Connection {
       return e;
     }
     String server = node.get();
+    String what = isTimeout(e)
+        ? "its " + server + " did not answer: timed out after " + socketTimeoutMs + " ms (the socket timeout; SQLSTATE "
+            + e.getSQLState() + ": " + e.getMessage() + "; the connection is closed)"
+        : "the connection to its " + server + " was lost (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + ")";
     ShardUnavailableException lost = new ShardUnavailableException("Shard '" + shardId + "' failed while "
-        + action + ": the connection to its " + server + " was lost (SQLSTATE " + e.getSQLState() + ": "
-        + e.getMessage() + "). " + (action.equals("committing")
+        + action + ": " + what + ". " + (action.equals("committing")
             ? "The commit's outcome is unknown: the server may have committed before the connection broke. Check"
                 + " for the effect before retrying."
             : "The server ended the connection's transaction; nothing of this unit of work since its last commit"

@@ -29,6 +29,7 @@ import java.util.function.Supplier;
  */
 public final class ReadPath implements AutoCloseable {
   private final ShardPools primaries;
+  private final ShardwiseConfig config;
   private final Supplier<ShardMap> maps;
   private final ReplicaPools replicas;
   private final ReplicaSelector selector;
@@ -41,6 +42,7 @@ public final class ReadPath implements AutoCloseable {
   private ReadPath(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
       Function<String, String> entityOfTable) {
     this.primaries = primaries;
+    this.config = config;
     this.maps = maps;
     this.entityOfTable = entityOfTable;
     this.replicas = new ReplicaPools(config, primaries::retire);
@@ -181,6 +183,12 @@ public final class ReadPath implements AutoCloseable {
   public String nodeOf(String shardId, Connection connection) {
     ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
     return replica != null ? "replica " + JdbcUrls.hostPort(replica.url) : primaries.primaryNode(shardId);
+  }
+
+  /** The socket timeout of a connection from {@link #connection} (replica or primary), for failure messages. */
+  public long socketTimeoutMs(String shardId, Connection connection) {
+    return ReadOnlyConnection.replicaOf(connection) != null ? config.timeouts(shardId, true).socketTimeoutMs()
+        : primaries.socketTimeoutMs(shardId);
   }
 
   /** Returns a connection from {@link #connection}; a replica's count of connections out goes down. */

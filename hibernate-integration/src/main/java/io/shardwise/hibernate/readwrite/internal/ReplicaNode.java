@@ -84,7 +84,7 @@ final class ReplicaNode {
         p = pool;
         if (p == null) {
           p = new RetiringPool(url, ShardPools.newPool(config, "shardwise-" + shardId + "-replica-"
-              + JdbcUrls.hostPort(url), url, config.replicaConnectionTimeoutMs(), true));
+              + JdbcUrls.hostPort(url), url, config.timeouts(shardId, true), true));
           pool = p;
         }
       }
