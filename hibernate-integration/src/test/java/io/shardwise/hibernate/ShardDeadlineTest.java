@@ -125,6 +125,31 @@ class ShardDeadlineTest {
     }
   }
 
+  @Test
+  void aUnitOfWorkFailsAtItsOwnDeadlineAndALongerOneOutlastsThePoolsTimeouts(PostgresTopology pg) {
+    try (SessionFactory sf = open(pg)) {
+      ShardedSessions shards = ShardedSessions.of(sf);
+      long key = keyOn(shards, "shard0");
+      long started = System.nanoTime();
+      ShardUnavailableException e = assertThrows(ShardUnavailableException.class,
+          () -> shards.forKey(key).withDeadline(Duration.ofMillis(600)).inTransaction(s -> {
+            for (int i = 0; i < 10; i++) {
+              s.createNativeQuery("SELECT 1 FROM pg_sleep(0.2)", Integer.class).getSingleResult();
+            }
+          }));
+      long tookMs = elapsedMs(started);
+      assertEquals("shard0", e.shardId());
+      assertTrue(e.node().startsWith("primary "), e.getMessage());
+      assertTrue(e.getMessage().contains("timed out after 600 ms"), e.getMessage());
+      assertTrue(tookMs < 600 + SLACK_MS, "the unit of work took " + tookMs + " ms");
+
+      // 1.5 s is past the pool's statement timeout (1 s) here: the route's deadline replaces it
+      assertEquals(Integer.valueOf(1), shards.forKey(key).withDeadline(Duration.ofSeconds(5))
+          .<Integer>fromTransaction(s -> s.createNativeQuery("SELECT 1 FROM pg_sleep(1.5)", Integer.class).getSingleResult()));
+      assertNoConnectionOut(sf);
+    }
+  }
+
   static long elapsedMs(long startedNanos) {
     return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
   }

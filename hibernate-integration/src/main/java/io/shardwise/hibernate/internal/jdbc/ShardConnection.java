@@ -51,6 +51,9 @@ public final class ShardConnection implements Connection {
   private final Supplier<String> node;
   private final long socketTimeoutMs;
   private ShardUnavailableException failure;
+  /** A unit-of-work deadline ({@link #startDeadline}): System.nanoTime() at which it passes, and its length; 0 for none. */
+  private long deadlineNanos;
+  private long deadlineMs;
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
     this.target = target;
@@ -114,8 +117,40 @@ public final class ShardConnection implements Connection {
 
   // --- failure handling -----------------------------------------------------------------------
 
-  /** Throws when an earlier failure ended this connection. */
-  void requireAlive(String action) {
+  /**
+   * Starts a unit-of-work deadline of {@code ms} on a connection from {@link #wrap} (others are left
+   * alone): from now on every statement and the commit must start before it, and no read from the
+   * server waits past it.
+   */
+  public static void startDeadline(Connection c, long ms) throws SQLException {
+    if (c instanceof ShardConnection shard) {
+      shard.deadlineMs = ms;
+      shard.deadlineNanos = System.nanoTime() + ms * 1_000_000;
+      shard.target.setNetworkTimeout(Runnable::run, (int) ms);
+    }
+  }
+
+  /** Throws when the unit of work's deadline has passed; else no read waits past it. */
+  private void requireBeforeDeadline(String action) throws SQLException {
+    long leftNanos = deadlineNanos - System.nanoTime();
+    if (leftNanos <= 0) {
+      String server = node.get();
+      failure = new ShardUnavailableException("Shard '" + shardId + "': the unit of work timed out after "
+          + deadlineMs + " ms (its deadline) before it could " + action + " on its " + server + ". Nothing of this"
+          + " unit of work since its last commit was kept; retry it, or give it a longer deadline.", shardId, server,
+          new java.sql.SQLTimeoutException("deadline of " + deadlineMs + " ms passed", "57014"));
+      // what the pool's rollback on return sends must not wait on a server that may be silent
+      target.setNetworkTimeout(Runnable::run, 1);
+      throw failure;
+    }
+    target.setNetworkTimeout(Runnable::run, (int) Math.max(1, (leftNanos + 999_999) / 1_000_000));
+  }
+
+  /** Throws when an earlier failure ended this connection, or when its unit of work's deadline has passed. */
+  void requireAlive(String action) throws SQLException {
+    if (deadlineNanos != 0 && failure == null) {
+      requireBeforeDeadline(action);
+    }
     if (failure != null) {
       throw new ShardUnavailableException("Cannot " + action + " on shard '" + shardId + "': its connection to the "
           + failure.node() + " was lost earlier in this session (" + failure.sqlState() + ": "
@@ -131,7 +166,10 @@ public final class ShardConnection implements Connection {
       return e;
     }
     String server = node.get();
-    String what = isTimeout(e)
+    String what = isTimeout(e) && deadlineNanos != 0 && System.nanoTime() - deadlineNanos >= 0
+        ? "its " + server + " did not answer: timed out after " + deadlineMs + " ms (the unit of work's deadline; SQLSTATE "
+            + e.getSQLState() + ": " + e.getMessage() + "; the connection is closed)"
+        : isTimeout(e)
         ? "its " + server + " did not answer: timed out after " + socketTimeoutMs + " ms (the socket timeout; SQLSTATE "
             + e.getSQLState() + ": " + e.getMessage() + "; the connection is closed)"
         : "the connection to its " + server + " was lost (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + ")";
