@@ -105,6 +105,15 @@ public final class ShardwiseSettings {
   public static final String POOL_CONNECTION_TIMEOUT_MS = "connection_timeout_ms";
 
   /**
+   * Consecutive timeouts or connection failures of one server (a primary or a replica) after which
+   * its circuit breaker opens and calls to it fail at once (default 3).
+   */
+  public static final String BREAKER_FAILURE_THRESHOLD = "shardwise.breaker.failure_threshold";
+
+  /** How long an open circuit breaker refuses calls before one probe may try the server again (ms, default 1000). */
+  public static final String BREAKER_OPEN_MS = "shardwise.breaker.open_ms";
+
+  /**
    * Schema management on every shard at startup: {@code none} (default), {@code create},
    * {@code drop-and-create} (alias of create), {@code update}, {@code validate}. Use this instead of
    * {@code hibernate.hbm2ddl.auto}, which would only reach one shard.

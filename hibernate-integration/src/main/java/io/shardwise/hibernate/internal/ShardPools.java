@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
@@ -29,6 +30,8 @@ import java.util.function.Supplier;
 public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** How often retired pools are checked for returned connections. */
   private static final long DRAIN_CHECK_MS = 50;
+  /** How long the breaker's probe waits for the server's answer. */
+  static final int PROBE_TIMEOUT_SECONDS = 1;
 
   private final ShardwiseConfig config;
   private final Supplier<ShardMap> maps;
@@ -64,16 +67,66 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       if (pool == null || !pool.url().equals(shard.primaryUrl())) {
         pool = replace(shardId, shard.primaryUrl());
       }
-      try {
-        Connection c = pool.borrow();
-        if (c != null) {
-          return c;
-        }
-        // retired between the lookup and the borrow: the map holds its successor now
-      } catch (SQLException e) {
-        throw unavailable(shardId, pool, e);
+      NodeBreaker breaker = pool.breaker();
+      int permit = breaker.permit();
+      if (permit == NodeBreaker.REFUSED) {
+        throw breaker.refusal();
       }
+      Connection c;
+      try {
+        c = pool.borrow();
+      } catch (SQLException e) {
+        ShardUnavailableException failure = unavailable(shardId, pool, e);
+        breaker.failed(permit == NodeBreaker.PROBE, "no connection: timed out after "
+            + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + rootMessage(e) + ")");
+        throw failure;
+      }
+      if (c != null) {
+        if (permit == NodeBreaker.PROBE) {
+          probe(shardId, breaker, c);
+        }
+        return c;
+      }
+      // retired between the lookup and the borrow: the map holds its successor now
     }
+  }
+
+  /**
+   * The breaker's single probe: a round trip on the connection just taken (bounded by
+   * {@link #PROBE_TIMEOUT_SECONDS}), which closes the breaker or opens it again.
+   */
+  public static void probe(String shardId, NodeBreaker breaker, Connection c) {
+    boolean answered;
+    try {
+      answered = c.isValid(PROBE_TIMEOUT_SECONDS);
+    } catch (SQLException e) {
+      answered = false;
+    }
+    if (answered) {
+      breaker.probeSucceeded();
+      return;
+    }
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // the pool evicts a connection that fails its own check
+    }
+    breaker.failed(true, "the probe got no answer within " + PROBE_TIMEOUT_SECONDS + " s");
+    throw breaker.refusal();
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage();
+  }
+
+  /** A new breaker for a server of {@code shardId}, its probe's lease covering a checkout and a probe round trip. */
+  public static NodeBreaker newBreaker(ShardwiseConfig config, String shardId, String node, long checkoutMs) {
+    return new NodeBreaker(shardId, node, config.breakerFailureThreshold(), config.breakerOpenMs(),
+        checkoutMs + PROBE_TIMEOUT_SECONDS * 1000L + 1000);
   }
 
   private synchronized RetiringPool replace(String shardId, String url) {
@@ -81,7 +134,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     if (current != null && current.url().equals(url)) {
       return current;
     }
-    RetiringPool fresh = new RetiringPool(url, newPool(shardId, url));
+    RetiringPool fresh = new RetiringPool(url, newPool(shardId, url), newBreaker(config, shardId,
+        "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()));
     pools.put(shardId, fresh);
     if (current != null) {
       retire(current);
@@ -201,6 +255,18 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     ShardDescriptor shard = maps.get().shards().get(shardId);
     String url = pool != null ? pool.url() : shard != null ? shard.primaryUrl() : null;
     return url == null ? "primary (not in the shard map)" : "primary " + JdbcUrls.hostPort(url);
+  }
+
+  /** The circuit breaker of the primary of {@code shardId} (null before its first use). */
+  public NodeBreaker breakerOf(String shardId) {
+    RetiringPool pool = pools.get(shardId);
+    return pool == null ? null : pool.breaker();
+  }
+
+  /** What the breaker of every primary in use has seen. */
+  public List<io.shardwise.hibernate.NodeStatus> nodeStatus() {
+    return pools.values().stream().map(p -> p.breaker().status())
+        .sorted(java.util.Comparator.comparing(io.shardwise.hibernate.NodeStatus::shardId)).toList();
   }
 
   /** The socket timeout of connections to the primary of {@code shardId}, for failure messages. */

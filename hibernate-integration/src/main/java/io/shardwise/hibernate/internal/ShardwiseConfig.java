@@ -142,12 +142,16 @@ public final class ShardwiseConfig {
   private final long controlVersionCheckIntervalMs;
   private final Resharding resharding;
   private final NodeTimeouts primaryTimeouts;
+  private final int breakerFailureThreshold;
+  private final long breakerOpenMs;
   private final NodeTimeouts replicaTimeouts;
   private final Map<String, NodeTimeouts> primaryTimeoutsByShard;
   private final Map<String, NodeTimeouts> replicaTimeoutsByShard;
 
   private ShardwiseConfig(Parser p) {
     this.primaryTimeouts = p.primaryTimeouts;
+    this.breakerFailureThreshold = p.breakerFailureThreshold;
+    this.breakerOpenMs = p.breakerOpenMs;
     this.replicaTimeouts = p.replicaTimeouts;
     this.primaryTimeoutsByShard = Map.copyOf(p.primaryTimeoutsByShard);
     this.replicaTimeoutsByShard = Map.copyOf(p.replicaTimeoutsByShard);
@@ -229,6 +233,16 @@ public final class ShardwiseConfig {
   public NodeTimeouts timeouts(String shardId, boolean replica) {
     NodeTimeouts own = (replica ? replicaTimeoutsByShard : primaryTimeoutsByShard).get(shardId);
     return own != null ? own : replica ? replicaTimeouts : primaryTimeouts;
+  }
+
+  /** Consecutive timeouts or connection failures that open a server's circuit breaker. */
+  public int breakerFailureThreshold() {
+    return breakerFailureThreshold;
+  }
+
+  /** How long an open breaker refuses calls before one probe. */
+  public long breakerOpenMs() {
+    return breakerOpenMs;
   }
 
   public SchemaAction schemaAction() {
@@ -333,6 +347,8 @@ public final class ShardwiseConfig {
     long controlVersionCheckIntervalMs;
     Resharding resharding;
     NodeTimeouts primaryTimeouts;
+    int breakerFailureThreshold;
+    long breakerOpenMs;
     NodeTimeouts replicaTimeouts;
     final Map<String, NodeTimeouts> primaryTimeoutsByShard = new TreeMap<>();
     final Map<String, NodeTimeouts> replicaTimeoutsByShard = new TreeMap<>();
@@ -427,6 +443,8 @@ public final class ShardwiseConfig {
           intSetting(ShardwiseSettings.RESHARD_DELETE_BATCH, 5000, 1, 1_000_000),
           intSetting(ShardwiseSettings.RESHARD_FENCE_GRACE, 5000, 0, 86_400_000));
       timeouts();
+      breakerFailureThreshold = intSetting(ShardwiseSettings.BREAKER_FAILURE_THRESHOLD, 3, 1, 1000);
+      breakerOpenMs = intSetting(ShardwiseSettings.BREAKER_OPEN_MS, 1000, 10, 600_000);
       staticMap = staticMap(buckets);
       if (staticMap == null && controlUrl == null && problems.isEmpty()) {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
@@ -681,7 +699,8 @@ public final class ShardwiseConfig {
         ShardwiseSettings.SCATTER_THREADS, ShardwiseSettings.SCATTER_MAX_ROWS, ShardwiseSettings.SCATTER_FETCH_SIZE, ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL,
         ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
-        ShardwiseSettings.RESHARD_FENCE_GRACE));
+        ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
+        ShardwiseSettings.BREAKER_OPEN_MS));
     for (String name : TIMEOUT_NAMES) {
       keys.add(ShardwiseSettings.PRIMARY_PREFIX + name);
       keys.add(ShardwiseSettings.REPLICA_PREFIX + name);

@@ -63,8 +63,9 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
-    return ShardConnection.wrap(primaries.primary(shardId), shardId, () -> primaries.primaryNode(shardId),
-        primaries.socketTimeoutMs(shardId));
+    Connection connection = primaries.primary(shardId);
+    return ShardConnection.wrap(connection, shardId, () -> primaries.primaryNode(shardId),
+        primaries.socketTimeoutMs(shardId), primaries.breakerOf(shardId));
   }
 
   @Override
@@ -88,7 +89,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     }
     Connection connection = reads.connection(shardId);
     return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection),
-        reads.socketTimeoutMs(shardId, connection));
+        reads.socketTimeoutMs(shardId, connection), reads.breakerOf(shardId, connection));
   }
 
   @Override

@@ -50,12 +50,15 @@ public final class ShardConnection implements Connection {
   private final String shardId;
   private final Supplier<String> node;
   private final long socketTimeoutMs;
+  private final NodeBreaker breaker;
   private ShardUnavailableException failure;
   /** A unit-of-work deadline ({@link #startDeadline}): System.nanoTime() at which it passes, and its length; 0 for none. */
   private long deadlineNanos;
   private long deadlineMs;
 
-  private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
+  private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
+      NodeBreaker breaker) {
+    this.breaker = breaker;
     this.target = target;
     this.shardId = shardId;
     this.node = node;
@@ -67,7 +70,7 @@ public final class ShardConnection implements Connection {
    *     {@code replica 10.0.0.6:5432}); asked only when a failure happens
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node) {
-    return new ShardConnection(target, shardId, node, 0);
+    return new ShardConnection(target, shardId, node, 0, null);
   }
 
   /**
@@ -75,7 +78,16 @@ public final class ShardConnection implements Connection {
    * {@code socketTimeoutMs}: such a failure says "timed out after N ms".
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
-    return new ShardConnection(target, shardId, node, socketTimeoutMs);
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, null);
+  }
+
+  /**
+   * The same, reporting to the server's circuit breaker (when not null): a lost or timed-out
+   * connection is a failure, a unit of work closed without one a success.
+   */
+  public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
+      NodeBreaker breaker) {
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker);
   }
 
   /** Whether the driver gave up waiting for the server: a socket read timed out. */
@@ -182,6 +194,9 @@ public final class ShardConnection implements Connection {
         + "", shardId, server, e);
     if (failure == null) {
       failure = lost;
+      if (breaker != null) {
+        breaker.failed(false, what);
+      }
     }
     throw lost;
   }
@@ -392,6 +407,9 @@ public final class ShardConnection implements Connection {
 
   @Override
   public void close() throws SQLException {
+    if (failure == null && breaker != null) {
+      breaker.succeeded();
+    }
     target.close();
   }
 

@@ -7,6 +7,7 @@ import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.readwrite.Pin;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
@@ -136,12 +137,25 @@ public final class ReadPath implements AutoCloseable {
     if (chosen == null) {
       return null;
     }
+    int permit = chosen.breaker.permit();
+    if (permit == NodeBreaker.REFUSED) {
+      return null; // its breaker is open: the primary serves, at once
+    }
     Connection c;
     try {
       c = chosen.borrow();
     } catch (SQLException e) {
       chosen.markUnhealthy("no connection: " + e.getMessage());
+      chosen.breaker.failed(permit == NodeBreaker.PROBE, "no connection: " + e.getMessage());
       return null;
+    }
+    if (permit == NodeBreaker.PROBE) {
+      try {
+        ShardPools.probe(chosen.shardId, chosen.breaker, c);
+      } catch (io.shardwise.hibernate.ShardUnavailableException refused) {
+        chosen.outstanding.decrementAndGet();
+        return null;
+      }
     }
     if (mustVerify && !caughtUp(chosen, c, minLsn, maxWaitMillis)) {
       release(chosen, c);
@@ -183,6 +197,22 @@ public final class ReadPath implements AutoCloseable {
   public String nodeOf(String shardId, Connection connection) {
     ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
     return replica != null ? "replica " + JdbcUrls.hostPort(replica.url) : primaries.primaryNode(shardId);
+  }
+
+  /** The circuit breaker of the server behind a connection from {@link #connection}. */
+  public NodeBreaker breakerOf(String shardId, Connection connection) {
+    ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
+    return replica != null ? replica.breaker : primaries.breakerOf(shardId);
+  }
+
+  /** What the breaker of every replica has seen. */
+  public List<io.shardwise.hibernate.NodeStatus> replicaBreakers() {
+    ShardMap map = maps.get();
+    List<io.shardwise.hibernate.NodeStatus> all = new ArrayList<>();
+    for (String shardId : map.shards().keySet()) {
+      replicas.of(map, shardId).forEach(r -> all.add(r.breaker.status()));
+    }
+    return all;
   }
 
   /** The socket timeout of a connection from {@link #connection} (replica or primary), for failure messages. */
