@@ -105,6 +105,14 @@ public final class ShardwiseSettings {
   public static final String POOL_CONNECTION_TIMEOUT_MS = "connection_timeout_ms";
 
   /**
+   * The bulkhead: the most units of work that may hold or wait for a connection of one shard's
+   * primary at once (default twice {@link #POOL_SIZE}: a pool's worth working and as many waiting).
+   * One more fails at once with {@code ShardSaturatedException}, so that one shard can never occupy
+   * every application thread.
+   */
+  public static final String BULKHEAD_MAX_CONCURRENT = "shardwise.bulkhead.max_concurrent";
+
+  /**
    * Consecutive timeouts or connection failures of one server (a primary or a replica) after which
    * its circuit breaker opens and calls to it fail at once (default 3).
    */

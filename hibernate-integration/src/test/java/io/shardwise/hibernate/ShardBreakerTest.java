@@ -2,7 +2,7 @@ package io.shardwise.hibernate;
 
 import static io.shardwise.hibernate.ShardDeadlineTest.assertNoConnectionOut;
 import static io.shardwise.hibernate.ShardDeadlineTest.elapsedMs;
-import static io.shardwise.hibernate.ShardDeadlineTest.keyOn;
+import static io.shardwise.hibernate.ShardDeadlineTest.seedMerchants;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -44,11 +44,9 @@ class ShardBreakerTest {
         .property(ShardwiseSettings.BREAKER_OPEN_MS, "300")
         .buildSessionFactory()) {
       ShardedSessions shards = ShardedSessions.of(sf);
-      long k0 = keyOn(shards, "shard0");
-      long k1 = keyOn(shards, "shard1");
-      for (long key : new long[] {k0, k1}) {
-        shards.forKey(key).inTransaction(s -> s.persist(new Merchant(key, "m" + key, null)));
-      }
+      long[] keys = seedMerchants(shards, "shard0", "shard1");
+      long k0 = keys[0];
+      long k1 = keys[1];
       PostgresNode primary1 = pg.shard(1).primary();
       String node1 = "primary " + primary1.host() + ":" + primary1.port();
       assertEquals(BreakerState.CLOSED, statusOf(shards, "shard1").state());

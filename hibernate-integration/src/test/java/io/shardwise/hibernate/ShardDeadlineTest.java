@@ -55,10 +55,7 @@ class ShardDeadlineTest {
   void aFrozenPrimaryFailsItsCallsWithinTheDeadlineAndNoOtherShardNotices(PostgresTopology pg) throws Exception {
     try (SessionFactory sf = open(pg)) {
       ShardedSessions shards = ShardedSessions.of(sf);
-      long[] keys = {keyOn(shards, "shard0"), keyOn(shards, "shard1"), keyOn(shards, "shard2")};
-      for (long key : keys) {
-        shards.forKey(key).inTransaction(s -> s.persist(new Merchant(key, "m" + key, null)));
-      }
+      long[] keys = seedMerchants(shards, "shard0", "shard1", "shard2");
       PostgresNode primary1 = pg.shard(1).primary();
       AtomicBoolean stop = new AtomicBoolean();
       AtomicInteger othersServed = new AtomicInteger();
@@ -148,6 +145,17 @@ class ShardDeadlineTest {
           .<Integer>fromTransaction(s -> s.createNativeQuery("SELECT 1 FROM pg_sleep(1.5)", Integer.class).getSingleResult()));
       assertNoConnectionOut(sf);
     }
+  }
+
+  /** A merchant named {@code m<key>} on each of {@code shardIds}; their keys, in that order. */
+  static long[] seedMerchants(ShardedSessions shards, String... shardIds) {
+    long[] keys = new long[shardIds.length];
+    for (int i = 0; i < shardIds.length; i++) {
+      long key = keyOn(shards, shardIds[i]);
+      shards.forKey(key).inTransaction(s -> s.persist(new Merchant(key, "m" + key, null)));
+      keys[i] = key;
+    }
+    return keys;
   }
 
   static long elapsedMs(long startedNanos) {

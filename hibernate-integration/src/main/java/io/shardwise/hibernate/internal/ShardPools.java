@@ -3,7 +3,9 @@ package io.shardwise.hibernate.internal;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import io.shardwise.hibernate.ShardSaturatedException;
 import io.shardwise.hibernate.ShardUnavailableException;
+import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.routing.ShardDescriptor;
@@ -18,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -37,6 +40,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   private final Supplier<ShardMap> maps;
   private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
   private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
+  private final Map<String, AtomicInteger> bulkheads = new ConcurrentHashMap<>();
   private ScheduledExecutorService drainer;
 
   /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
@@ -76,6 +80,12 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       try {
         c = pool.borrow();
       } catch (SQLException e) {
+        HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
+        if (stats != null && stats.getActiveConnections() >= config.poolSize()) {
+          // every connection is out and none came back in time: a busy shard, not a dead one
+          throw saturated(shardId, "no connection came back within "
+              + config.timeouts(shardId, false).connectionTimeoutMs() + " ms", e);
+        }
         ShardUnavailableException failure = unavailable(shardId, pool, e);
         breaker.failed(permit == NodeBreaker.PROBE, "no connection: timed out after "
             + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + rootMessage(e) + ")");
@@ -127,6 +137,46 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   public static NodeBreaker newBreaker(ShardwiseConfig config, String shardId, String node, long checkoutMs) {
     return new NodeBreaker(shardId, node, config.breakerFailureThreshold(), config.breakerOpenMs(),
         checkoutMs + PROBE_TIMEOUT_SECONDS * 1000L + 1000);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The bulkhead: units of work holding or waiting for a primary connection, per shard
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Counts a unit of work in on {@code shardId}'s primary, or refuses it at once with
+   * {@link ShardSaturatedException} when {@code shardwise.bulkhead.max_concurrent} are already in;
+   * pair with {@link #leave}. An increment and a map lookup, nothing allocated.
+   */
+  public void enter(String shardId) {
+    AtomicInteger inside = bulkheads.get(shardId);
+    if (inside == null) {
+      inside = bulkheads.computeIfAbsent(shardId, id -> new AtomicInteger());
+    }
+    if (inside.incrementAndGet() > config.bulkheadMaxConcurrent()) {
+      inside.decrementAndGet();
+      throw saturated(shardId, "the limit of " + config.bulkheadMaxConcurrent() + " concurrent units of work on it ("
+          + ShardwiseSettings.BULKHEAD_MAX_CONCURRENT + ") is reached", null);
+    }
+  }
+
+  /** Counts a unit of work out of {@code shardId}'s bulkhead. */
+  public void leave(String shardId) {
+    AtomicInteger inside = bulkheads.get(shardId);
+    if (inside != null) {
+      inside.decrementAndGet();
+    }
+  }
+
+  private ShardSaturatedException saturated(String shardId, String why, Throwable cause) {
+    RetiringPool pool = pools.get(shardId);
+    HikariPoolMXBean stats = pool == null ? null : pool.dataSource().getHikariPoolMXBean();
+    int busy = stats == null ? 0 : stats.getActiveConnections();
+    int waiting = stats == null ? 0 : stats.getThreadsAwaitingConnection();
+    return new ShardSaturatedException("pool for " + shardId + " exhausted: " + busy + " of " + config.poolSize()
+        + " busy, " + waiting + " waiting; " + why + " — raise " + ShardwiseSettings.POOL_SIZE
+        + " or lower the concurrency aimed at " + shardId + ". The shard is up; nothing was sent to it.", shardId, busy,
+        config.poolSize(), waiting, cause);
   }
 
   private synchronized RetiringPool replace(String shardId, String url) {

@@ -143,6 +143,7 @@ public final class ShardwiseConfig {
   private final Resharding resharding;
   private final NodeTimeouts primaryTimeouts;
   private final int breakerFailureThreshold;
+  private final int bulkheadMaxConcurrent;
   private final long breakerOpenMs;
   private final NodeTimeouts replicaTimeouts;
   private final Map<String, NodeTimeouts> primaryTimeoutsByShard;
@@ -151,6 +152,7 @@ public final class ShardwiseConfig {
   private ShardwiseConfig(Parser p) {
     this.primaryTimeouts = p.primaryTimeouts;
     this.breakerFailureThreshold = p.breakerFailureThreshold;
+    this.bulkheadMaxConcurrent = p.bulkheadMaxConcurrent;
     this.breakerOpenMs = p.breakerOpenMs;
     this.replicaTimeouts = p.replicaTimeouts;
     this.primaryTimeoutsByShard = Map.copyOf(p.primaryTimeoutsByShard);
@@ -238,6 +240,11 @@ public final class ShardwiseConfig {
   /** Consecutive timeouts or connection failures that open a server's circuit breaker. */
   public int breakerFailureThreshold() {
     return breakerFailureThreshold;
+  }
+
+  /** The most units of work that may hold or wait for one shard primary's connections at once. */
+  public int bulkheadMaxConcurrent() {
+    return bulkheadMaxConcurrent;
   }
 
   /** How long an open breaker refuses calls before one probe. */
@@ -348,6 +355,7 @@ public final class ShardwiseConfig {
     Resharding resharding;
     NodeTimeouts primaryTimeouts;
     int breakerFailureThreshold;
+    int bulkheadMaxConcurrent;
     long breakerOpenMs;
     NodeTimeouts replicaTimeouts;
     final Map<String, NodeTimeouts> primaryTimeoutsByShard = new TreeMap<>();
@@ -445,6 +453,12 @@ public final class ShardwiseConfig {
       timeouts();
       breakerFailureThreshold = intSetting(ShardwiseSettings.BREAKER_FAILURE_THRESHOLD, 3, 1, 1000);
       breakerOpenMs = intSetting(ShardwiseSettings.BREAKER_OPEN_MS, 1000, 10, 600_000);
+      bulkheadMaxConcurrent = intSetting(ShardwiseSettings.BULKHEAD_MAX_CONCURRENT, 2 * poolSize, 1, 100_000);
+      if (bulkheadMaxConcurrent < poolSize) {
+        problems.add(ShardwiseSettings.BULKHEAD_MAX_CONCURRENT + " = " + bulkheadMaxConcurrent + " is below "
+            + ShardwiseSettings.POOL_SIZE + " = " + poolSize + "; the pool could never be used fully. Lower the pool"
+            + " size instead");
+      }
       staticMap = staticMap(buckets);
       if (staticMap == null && controlUrl == null && problems.isEmpty()) {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
@@ -700,6 +714,7 @@ public final class ShardwiseConfig {
         ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
         ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
+        ShardwiseSettings.BULKHEAD_MAX_CONCURRENT,
         ShardwiseSettings.BREAKER_OPEN_MS));
     for (String name : TIMEOUT_NAMES) {
       keys.add(ShardwiseSettings.PRIMARY_PREFIX + name);

@@ -63,9 +63,15 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
-    Connection connection = primaries.primary(shardId);
-    return ShardConnection.wrap(connection, shardId, () -> primaries.primaryNode(shardId),
-        primaries.socketTimeoutMs(shardId), primaries.breakerOf(shardId));
+    primaries.enter(shardId);
+    try {
+      Connection connection = primaries.primary(shardId);
+      return ShardConnection.wrap(connection, shardId, () -> primaries.primaryNode(shardId),
+          primaries.socketTimeoutMs(shardId), primaries.breakerOf(shardId));
+    } catch (RuntimeException e) {
+      primaries.leave(shardId);
+      throw e;
+    }
   }
 
   @Override
@@ -74,7 +80,11 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
       reads.release(connection);
       return;
     }
-    connection.close();
+    try {
+      connection.close();
+    } finally {
+      primaries.leave(shardId);
+    }
   }
 
   /**
