@@ -189,8 +189,11 @@ public final class ShardConnection implements Connection {
         + action + ": " + what + ". " + (action.equals("committing")
             ? "The commit's outcome is unknown: the server may have committed before the connection broke. Check"
                 + " for the effect before retrying."
-            : "The server ended the connection's transaction; nothing of this unit of work since its last commit"
-                + " was kept. Other shards are unaffected; retry when the server is back.")
+            : isTimeout(e)
+                ? "The connection was closed, so its transaction can never commit; nothing of this unit of work since"
+                    + " its last commit was kept. Other shards are unaffected; retry when the server is back."
+                : "The server ended the connection's transaction; nothing of this unit of work since its last commit"
+                    + " was kept. Other shards are unaffected; retry when the server is back.")
         + "", shardId, server, e);
     if (failure == null) {
       failure = lost;
