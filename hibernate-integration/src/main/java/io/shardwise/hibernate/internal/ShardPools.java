@@ -76,6 +76,10 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       if (permit == NodeBreaker.REFUSED) {
         throw breaker.refusal();
       }
+      if (permit == NodeBreaker.PROBE) {
+        probe(config, shardId, pool.url(), breaker, false);
+        permit = NodeBreaker.PASS;
+      }
       Connection c;
       try {
         c = pool.borrow();
@@ -92,9 +96,6 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
         throw failure;
       }
       if (c != null) {
-        if (permit == NodeBreaker.PROBE) {
-          probe(shardId, breaker, c);
-        }
         return c;
       }
       // retired between the lookup and the borrow: the map holds its successor now
@@ -102,26 +103,27 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   }
 
   /**
-   * The breaker's single probe: a round trip on the connection just taken (bounded by
-   * {@link #PROBE_TIMEOUT_SECONDS}), which closes the breaker or opens it again.
+   * The breaker's single probe: a connection of its own, straight from the driver (so that it asks
+   * the server, not the pool's view of it, which after an outage lags behind the pool's reconnect
+   * backoff), and one round trip on it, bounded by the role's connect timeout and
+   * {@link #PROBE_TIMEOUT_SECONDS}. Success closes the breaker; failure opens it again and throws
+   * its refusal.
    */
-  public static void probe(String shardId, NodeBreaker breaker, Connection c) {
-    boolean answered;
-    try {
-      answered = c.isValid(PROBE_TIMEOUT_SECONDS);
+  public static void probe(ShardwiseConfig config, String shardId, String url, NodeBreaker breaker, boolean replica) {
+    String failure;
+    try (Connection c = io.shardwise.hibernate.internal.jdbc.DriverConnections.open(url, config.user(),
+        config.password(), "shardwise-breaker-probe", io.shardwise.hibernate.internal.jdbc.DriverConnections.timeouts(
+            ShardwiseConfig.NodeTimeouts.driverSeconds(config.timeouts(shardId, replica).connectTimeoutMs()),
+            PROBE_TIMEOUT_SECONDS))) {
+      if (c.isValid(PROBE_TIMEOUT_SECONDS)) {
+        breaker.probeSucceeded();
+        return;
+      }
+      failure = "the probe got no answer within " + PROBE_TIMEOUT_SECONDS + " s";
     } catch (SQLException e) {
-      answered = false;
+      failure = "the probe could not connect: " + rootMessage(e);
     }
-    if (answered) {
-      breaker.probeSucceeded();
-      return;
-    }
-    try {
-      c.close();
-    } catch (SQLException ignored) {
-      // the pool evicts a connection that fails its own check
-    }
-    breaker.failed(true, "the probe got no answer within " + PROBE_TIMEOUT_SECONDS + " s");
+    breaker.failed(true, failure);
     throw breaker.refusal();
   }
 
@@ -136,7 +138,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** A new breaker for a server of {@code shardId}, its probe's lease covering a checkout and a probe round trip. */
   public static NodeBreaker newBreaker(ShardwiseConfig config, String shardId, String node, long checkoutMs) {
     return new NodeBreaker(shardId, node, config.breakerFailureThreshold(), config.breakerOpenMs(),
-        checkoutMs + PROBE_TIMEOUT_SECONDS * 1000L + 1000);
+        checkoutMs + 2 * PROBE_TIMEOUT_SECONDS * 1000L + 1000);
   }
 
   // ---------------------------------------------------------------------------------------------

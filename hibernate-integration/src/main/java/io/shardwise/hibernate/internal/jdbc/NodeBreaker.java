@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * — the breaker opens: calls fail at once with {@link ShardUnavailableException} (its
  * {@link ShardUnavailableException#breakerState() breakerState()} set), without waiting on the
  * server or its pool, so threads do not pile up on a frozen node. After {@code openMillis} the next
- * call becomes the single probe ({@code HALF_OPEN}): it takes a connection and checks it with a round
- * trip; on success the breaker closes, on failure it opens for another interval. Every other call
+ * call becomes the single probe ({@code HALF_OPEN}): it opens a connection of its own straight
+ * from the driver and makes one round trip; on success the breaker closes, on failure it opens for another interval. Every other call
  * during the probe still fails at once. A unit of work that ends without a lost connection is a
  * success and resets the count. Ordinary SQL errors (constraints, syntax, a statement the live
  * server cancelled) are answers, not failures, and are not counted.

@@ -141,21 +141,20 @@ public final class ReadPath implements AutoCloseable {
     if (permit == NodeBreaker.REFUSED) {
       return null; // its breaker is open: the primary serves, at once
     }
+    if (permit == NodeBreaker.PROBE) {
+      try {
+        ShardPools.probe(config, chosen.shardId, chosen.url, chosen.breaker, true);
+      } catch (io.shardwise.hibernate.ShardUnavailableException refused) {
+        return null;
+      }
+    }
     Connection c;
     try {
       c = chosen.borrow();
     } catch (SQLException e) {
       chosen.markUnhealthy("no connection: " + e.getMessage());
-      chosen.breaker.failed(permit == NodeBreaker.PROBE, "no connection: " + e.getMessage());
+      chosen.breaker.failed(false, "no connection: " + e.getMessage());
       return null;
-    }
-    if (permit == NodeBreaker.PROBE) {
-      try {
-        ShardPools.probe(chosen.shardId, chosen.breaker, c);
-      } catch (io.shardwise.hibernate.ShardUnavailableException refused) {
-        chosen.outstanding.decrementAndGet();
-        return null;
-      }
     }
     if (mustVerify && !caughtUp(chosen, c, minLsn, maxWaitMillis)) {
       release(chosen, c);
