@@ -1,5 +1,6 @@
 package io.shardwise.hibernate;
 
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.readwrite.internal.LsnText;
@@ -42,9 +43,17 @@ public final class ShardRoute {
   private final String readShardId;
   private final boolean readOnly;
   private final ConsistencyScope scope;
+  /** The unit of work's deadline in ms, 0 for none (the pool's per-call deadlines still apply). */
+  private final long deadlineMs;
 
   ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
       String readShardId, boolean readOnly, ConsistencyScope scope) {
+    this(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, 0);
+  }
+
+  private ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
+      String readShardId, boolean readOnly, ConsistencyScope scope, long deadlineMs) {
+    this.deadlineMs = deadlineMs;
     this.sessionFactory = sessionFactory;
     this.pins = pins;
     this.router = router;
@@ -65,7 +74,34 @@ public final class ShardRoute {
 
   /** The same shard, read-only: served by replicas where they are healthy and caught up. */
   public ShardRoute readOnly() {
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope, deadlineMs);
+  }
+
+  /**
+   * The same shard, with an overall deadline for each unit of work run through the callback methods
+   * ({@link #inTransaction}, {@link #fromTransaction}, {@link #inSession}, {@link #fromSession}),
+   * counted from when its session has its connection. Every statement and the commit must start
+   * before it, no read from the server waits past it (the socket timeout follows the time left),
+   * and a transaction's statements run under a {@code statement_timeout} of the whole deadline. A
+   * unit of work past its deadline fails with {@link ShardUnavailableException} ("timed out after
+   * N ms"), and nothing of it since its last commit is kept.
+   *
+   * <p>Longer than the pool's own deadlines (shardwise.primary.statement_timeout_ms and
+   * socket_timeout_ms), it lets a long batch run; shorter, it tightens a latency-critical call.
+   * Getting the connection is bounded by the pool's connection timeout, not by this deadline.
+   */
+  public ShardRoute withDeadline(java.time.Duration deadline) {
+    if (deadline == null || deadline.isNegative() || deadline.isZero() || deadline.toMillis() > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("withDeadline needs a positive duration of at most " + Integer.MAX_VALUE
+          + " ms, not " + deadline);
+    }
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope,
+        deadline.toMillis());
+  }
+
+  /** The unit-of-work deadline of {@link #withDeadline}, or null when none is set. */
+  public java.time.Duration deadline() {
+    return deadlineMs == 0 ? null : java.time.Duration.ofMillis(deadlineMs);
   }
 
   /** The same shard, reading and writing on behalf of a consistency scope (read-your-writes). */
@@ -73,7 +109,7 @@ public final class ShardRoute {
     if (scope == null) {
       throw new IllegalArgumentException("within(scope) needs a scope: shards.consistency().scope(id)");
     }
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, deadlineMs);
   }
 
   /**
@@ -94,6 +130,9 @@ public final class ShardRoute {
   public <R> R fromSession(Function<Session, R> work) {
     String shard = requireForReads();
     try (Session session = ShardSessions.open(sessionFactory, shard, readOnly)) {
+      if (deadlineMs != 0) {
+        session.doWork(c -> ShardConnection.startDeadline(c, deadlineMs));
+      }
       return work.apply(session);
     } catch (RuntimeException e) {
       throw fencedOrSame(e);
@@ -117,6 +156,14 @@ public final class ShardRoute {
       Transaction tx = session.beginTransaction();
       R result;
       try {
+        if (deadlineMs != 0) {
+          session.doWork(c -> {
+            ShardConnection.startDeadline(c, deadlineMs);
+            try (Statement s = c.createStatement()) {
+              s.execute("SET LOCAL statement_timeout = " + deadlineMs);
+            }
+          });
+        }
         result = work.apply(session);
         tx.commit();
       } catch (RuntimeException | Error e) {

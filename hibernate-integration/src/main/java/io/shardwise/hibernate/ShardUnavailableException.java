@@ -13,26 +13,47 @@ public class ShardUnavailableException extends ShardwiseException {
 
   private final String shardId;
   private final String node;
+  private final BreakerState breakerState;
 
   public ShardUnavailableException(String message) {
     super(message);
     this.shardId = null;
     this.node = null;
+    this.breakerState = null;
   }
 
   public ShardUnavailableException(String message, Throwable cause) {
     super(message, cause);
     this.shardId = null;
     this.node = null;
+    this.breakerState = null;
   }
 
   /**
    * @param node the server that failed, as {@code primary host:port} or {@code replica host:port}
    */
   public ShardUnavailableException(String message, String shardId, String node, Throwable cause) {
+    this(message, shardId, node, null, cause);
+  }
+
+  /**
+   * @param breakerState the state of the node's circuit breaker when the call was refused by it
+   *     without touching the server; null when the server itself was tried
+   */
+  public ShardUnavailableException(String message, String shardId, String node, BreakerState breakerState,
+      Throwable cause) {
     super(message, cause);
     this.shardId = shardId;
     this.node = node;
+    this.breakerState = breakerState;
+  }
+
+  /**
+   * The state of the node's circuit breaker ({@code OPEN} or {@code HALF_OPEN}) when the breaker
+   * refused the call at once, without touching the server; null when the server itself failed.
+   */
+  public BreakerState breakerState() {
+    return breakerState;
   }
 
   /** The shard that failed, when the failure concerns one shard's connection; else null. */

@@ -146,6 +146,17 @@ public final class ShardedSessions {
   }
 
   /** What the replica monitor last saw of every replica. */
+  /**
+   * The circuit breaker of every server in use: each shard's primary (once a session used it) and
+   * every replica, with its state, its consecutive failures and the last of them
+   * (docs/failure-handling.md).
+   */
+  public java.util.List<NodeStatus> nodeStatus() {
+    java.util.List<NodeStatus> all = new java.util.ArrayList<>(components.pools().nodeStatus());
+    all.addAll(components.readPath().replicaBreakers());
+    return all;
+  }
+
   public java.util.List<ReplicaStatus> replicaStatus() {
     return components.readPath().replicaStatus();
   }

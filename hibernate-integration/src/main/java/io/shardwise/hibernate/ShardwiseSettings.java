@@ -77,6 +77,61 @@ public final class ShardwiseSettings {
   public static final String CONNECTION_TIMEOUT = "shardwise.pool.connection_timeout_ms";
 
   /**
+   * Deadlines of the connections to shard primaries: {@code shardwise.primary.<name>}, where
+   * {@code <name>} is one of {@link #CONNECT_TIMEOUT_MS}, {@link #SOCKET_TIMEOUT_MS},
+   * {@link #STATEMENT_TIMEOUT_MS}, {@link #LOCK_TIMEOUT_MS}, {@link #IDLE_IN_TRANSACTION_TIMEOUT_MS}.
+   * One shard's own value: {@code shardwise.shard.<id>.primary.<name>} (also
+   * {@code connection_timeout_ms}, which overrides {@link #CONNECTION_TIMEOUT} for that shard).
+   * docs/failure-handling.md gives the defaults and the reasoning behind them.
+   */
+  public static final String PRIMARY_PREFIX = "shardwise.primary.";
+
+  /**
+   * Deadlines of the connections to replicas: {@code shardwise.replica.<name>}, the same names as
+   * {@link #PRIMARY_PREFIX}; one shard's replicas: {@code shardwise.shard.<id>.replica.<name>}.
+   */
+  public static final String REPLICA_PREFIX = "shardwise.replica.";
+
+  /** pgjdbc {@code connectTimeout}: how long opening a TCP connection may take (ms, whole seconds for the driver). */
+  public static final String CONNECT_TIMEOUT_MS = "connect_timeout_ms";
+
+  /**
+   * pgjdbc {@code socketTimeout}: how long one read from the server may wait (ms, whole seconds for
+   * the driver; 0 = none). What ends a call into a frozen server; larger than the statement timeout,
+   * so that a slow but live server cancels its own statement first.
+   */
+  public static final String SOCKET_TIMEOUT_MS = "socket_timeout_ms";
+
+  /** Server-side {@code statement_timeout} of every pooled connection (ms, 0 = none). */
+  public static final String STATEMENT_TIMEOUT_MS = "statement_timeout_ms";
+
+  /** Server-side {@code lock_timeout} (ms, 0 = none). */
+  public static final String LOCK_TIMEOUT_MS = "lock_timeout_ms";
+
+  /** Server-side {@code idle_in_transaction_session_timeout} (ms, 0 = none). */
+  public static final String IDLE_IN_TRANSACTION_TIMEOUT_MS = "idle_in_transaction_timeout_ms";
+
+  /** The HikariCP checkout timeout of one shard's pools, in {@code shardwise.shard.<id>.primary|replica.<name>}. */
+  public static final String POOL_CONNECTION_TIMEOUT_MS = "connection_timeout_ms";
+
+  /**
+   * The bulkhead: the most units of work that may hold or wait for a connection of one shard's
+   * primary at once (default twice {@link #POOL_SIZE}: a pool's worth working and as many waiting).
+   * One more fails at once with {@code ShardSaturatedException}, so that one shard can never occupy
+   * every application thread.
+   */
+  public static final String BULKHEAD_MAX_CONCURRENT = "shardwise.bulkhead.max_concurrent";
+
+  /**
+   * Consecutive timeouts or connection failures of one server (a primary or a replica) after which
+   * its circuit breaker opens and calls to it fail at once (default 3).
+   */
+  public static final String BREAKER_FAILURE_THRESHOLD = "shardwise.breaker.failure_threshold";
+
+  /** How long an open circuit breaker refuses calls before one probe may try the server again (ms, default 1000). */
+  public static final String BREAKER_OPEN_MS = "shardwise.breaker.open_ms";
+
+  /**
    * Schema management on every shard at startup: {@code none} (default), {@code create},
    * {@code drop-and-create} (alias of create), {@code update}, {@code validate}. Use this instead of
    * {@code hibernate.hbm2ddl.auto}, which would only reach one shard.

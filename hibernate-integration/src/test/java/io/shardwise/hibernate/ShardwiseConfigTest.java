@@ -241,10 +241,48 @@ class ShardwiseConfigTest {
     for (String key : keys) {
       boolean prefix = key.endsWith(".");
       assertTrue(table.contains("`" + key + (prefix ? "" : "`")), key + " is not in docs/routing.md's settings table");
-      settings.put(prefix ? key + (key.equals(ShardwiseSettings.SHARD_PREFIX) ? "a.weight" : "a") : key, "x");
+      String suffix = key.equals(ShardwiseSettings.SHARD_PREFIX) ? "a.weight"
+          : key.equals(ShardwiseSettings.PRIMARY_PREFIX) || key.equals(ShardwiseSettings.REPLICA_PREFIX)
+              ? ShardwiseSettings.LOCK_TIMEOUT_MS : "a";
+      settings.put(prefix ? key + suffix : key, "x");
     }
     String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(settings)).getMessage();
     assertFalse(m.contains("is not a Shardwise setting"), "every constant is a known key:\n" + m);
+  }
+
+  @Test
+  void deadlinesHaveDefaultsPerRoleAndOverridesPerShard() {
+    ShardwiseConfig defaults = ShardwiseConfig.from(valid());
+    assertEquals(new ShardwiseConfig.NodeTimeouts(2000, 15_000, 10_000, 5000, 60_000, 5000), defaults.timeouts("a", false));
+    assertEquals(new ShardwiseConfig.NodeTimeouts(1000, 15_000, 10_000, 5000, 60_000, 1000), defaults.timeouts("a", true));
+
+    Map<String, Object> p = valid();
+    p.put("shardwise.primary.statement_timeout_ms", "2000");
+    p.put("shardwise.primary.socket_timeout_ms", "4000");
+    p.put("shardwise.shard.b.primary.statement_timeout_ms", "60000");
+    p.put("shardwise.shard.b.primary.socket_timeout_ms", "65000");
+    p.put("shardwise.shard.b.primary.connection_timeout_ms", "900");
+    p.put("shardwise.shard.a.replica.lock_timeout_ms", "0");
+    ShardwiseConfig config = ShardwiseConfig.from(p);
+    assertEquals(new ShardwiseConfig.NodeTimeouts(2000, 4000, 2000, 5000, 60_000, 5000), config.timeouts("a", false));
+    assertEquals(new ShardwiseConfig.NodeTimeouts(2000, 65_000, 60_000, 5000, 60_000, 900), config.timeouts("b", false));
+    assertEquals(0, config.timeouts("a", true).lockTimeoutMs());
+    assertEquals(5000, config.timeouts("b", true).lockTimeoutMs());
+    assertEquals("-c statement_timeout=2000 -c lock_timeout=5000 -c idle_in_transaction_session_timeout=60000",
+        config.timeouts("a", false).serverOptions());
+  }
+
+  @Test
+  void aSocketTimeoutNotAboveTheStatementTimeoutIsRefused() {
+    Map<String, Object> p = valid();
+    p.put("shardwise.replica.statement_timeout_ms", "20000");
+    p.put("shardwise.shard.c.primary.lock_timeout_ms", "1");
+    p.put("shardwise.shard.a.primary.socket_timout_ms", "1");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("shardwise.replica.socket_timeout_ms = 15000 is not above shardwise.replica.statement_timeout_ms"
+        + " = 20000"), m);
+    assertTrue(m.contains("shardwise.shard.c.primary.lock_timeout_ms names shard 'c'"), m);
+    assertTrue(m.contains("did you mean shardwise.shard.a.primary.socket_timeout_ms?"), m);
   }
 
   @Test

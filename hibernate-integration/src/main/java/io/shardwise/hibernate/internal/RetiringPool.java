@@ -20,12 +20,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RetiringPool {
   private final String url;
   private final HikariDataSource dataSource;
+  private final io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker;
   private final AtomicInteger borrowing = new AtomicInteger();
   private volatile boolean retired;
 
   public RetiringPool(String url, HikariDataSource dataSource) {
+    this(url, dataSource, null);
+  }
+
+  /** @param breaker the circuit breaker in front of the pool's server, or null */
+  public RetiringPool(String url, HikariDataSource dataSource, io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker) {
     this.url = url;
     this.dataSource = dataSource;
+    this.breaker = breaker;
+  }
+
+  /** The circuit breaker in front of this pool's server, or null. */
+  public io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker() {
+    return breaker;
   }
 
   public String url() {

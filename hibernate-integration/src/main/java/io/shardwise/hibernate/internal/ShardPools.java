@@ -3,8 +3,11 @@ package io.shardwise.hibernate.internal;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import io.shardwise.hibernate.ShardSaturatedException;
 import io.shardwise.hibernate.ShardUnavailableException;
+import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
@@ -17,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -29,11 +33,14 @@ import java.util.function.Supplier;
 public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** How often retired pools are checked for returned connections. */
   private static final long DRAIN_CHECK_MS = 50;
+  /** How long the breaker's probe waits for the server's answer. */
+  static final int PROBE_TIMEOUT_SECONDS = 1;
 
   private final ShardwiseConfig config;
   private final Supplier<ShardMap> maps;
   private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
   private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
+  private final Map<String, AtomicInteger> bulkheads = new ConcurrentHashMap<>();
   private ScheduledExecutorService drainer;
 
   /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
@@ -64,16 +71,114 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       if (pool == null || !pool.url().equals(shard.primaryUrl())) {
         pool = replace(shardId, shard.primaryUrl());
       }
-      try {
-        Connection c = pool.borrow();
-        if (c != null) {
-          return c;
-        }
-        // retired between the lookup and the borrow: the map holds its successor now
-      } catch (SQLException e) {
-        throw unavailable(shardId, pool, e);
+      NodeBreaker breaker = pool.breaker();
+      int permit = breaker.permit();
+      if (permit == NodeBreaker.REFUSED) {
+        throw breaker.refusal();
       }
+      if (permit == NodeBreaker.PROBE) {
+        probe(config, shardId, pool.url(), breaker, false);
+        permit = NodeBreaker.PASS;
+      }
+      Connection c;
+      try {
+        c = pool.borrow();
+      } catch (SQLException e) {
+        HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
+        if (stats != null && stats.getActiveConnections() >= config.poolSize()) {
+          // every connection is out and none came back in time: a busy shard, not a dead one
+          throw saturated(shardId, "no connection came back within "
+              + config.timeouts(shardId, false).connectionTimeoutMs() + " ms", e);
+        }
+        ShardUnavailableException failure = unavailable(shardId, pool, e);
+        breaker.failed(permit == NodeBreaker.PROBE, "no connection: timed out after "
+            + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + rootMessage(e) + ")");
+        throw failure;
+      }
+      if (c != null) {
+        return c;
+      }
+      // retired between the lookup and the borrow: the map holds its successor now
     }
+  }
+
+  /**
+   * The breaker's single probe: a connection of its own, straight from the driver (so that it asks
+   * the server, not the pool's view of it, which after an outage lags behind the pool's reconnect
+   * backoff), and one round trip on it, bounded by the role's connect timeout and
+   * {@link #PROBE_TIMEOUT_SECONDS}. Success closes the breaker; failure opens it again and throws
+   * its refusal.
+   */
+  public static void probe(ShardwiseConfig config, String shardId, String url, NodeBreaker breaker, boolean replica) {
+    String failure;
+    try (Connection c = io.shardwise.hibernate.internal.jdbc.DriverConnections.open(url, config.user(),
+        config.password(), "shardwise-breaker-probe", io.shardwise.hibernate.internal.jdbc.DriverConnections.timeouts(
+            ShardwiseConfig.NodeTimeouts.driverSeconds(config.timeouts(shardId, replica).connectTimeoutMs()),
+            PROBE_TIMEOUT_SECONDS))) {
+      if (c.isValid(PROBE_TIMEOUT_SECONDS)) {
+        breaker.probeSucceeded();
+        return;
+      }
+      failure = "the probe got no answer within " + PROBE_TIMEOUT_SECONDS + " s";
+    } catch (SQLException e) {
+      failure = "the probe could not connect: " + rootMessage(e);
+    }
+    breaker.failed(true, failure);
+    throw breaker.refusal();
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage();
+  }
+
+  /** A new breaker for a server of {@code shardId}, its probe's lease covering a checkout and a probe round trip. */
+  public static NodeBreaker newBreaker(ShardwiseConfig config, String shardId, String node, long checkoutMs) {
+    return new NodeBreaker(shardId, node, config.breakerFailureThreshold(), config.breakerOpenMs(),
+        checkoutMs + 2 * PROBE_TIMEOUT_SECONDS * 1000L + 1000);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The bulkhead: units of work holding or waiting for a primary connection, per shard
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Counts a unit of work in on {@code shardId}'s primary, or refuses it at once with
+   * {@link ShardSaturatedException} when {@code shardwise.bulkhead.max_concurrent} are already in;
+   * pair with {@link #leave}. An increment and a map lookup, nothing allocated.
+   */
+  public void enter(String shardId) {
+    AtomicInteger inside = bulkheads.get(shardId);
+    if (inside == null) {
+      inside = bulkheads.computeIfAbsent(shardId, id -> new AtomicInteger());
+    }
+    if (inside.incrementAndGet() > config.bulkheadMaxConcurrent()) {
+      inside.decrementAndGet();
+      throw saturated(shardId, "the limit of " + config.bulkheadMaxConcurrent() + " concurrent units of work on it ("
+          + ShardwiseSettings.BULKHEAD_MAX_CONCURRENT + ") is reached", null);
+    }
+  }
+
+  /** Counts a unit of work out of {@code shardId}'s bulkhead. */
+  public void leave(String shardId) {
+    AtomicInteger inside = bulkheads.get(shardId);
+    if (inside != null) {
+      inside.decrementAndGet();
+    }
+  }
+
+  private ShardSaturatedException saturated(String shardId, String why, Throwable cause) {
+    RetiringPool pool = pools.get(shardId);
+    HikariPoolMXBean stats = pool == null ? null : pool.dataSource().getHikariPoolMXBean();
+    int busy = stats == null ? 0 : stats.getActiveConnections();
+    int waiting = stats == null ? 0 : stats.getThreadsAwaitingConnection();
+    return new ShardSaturatedException("pool for " + shardId + " exhausted: " + busy + " of " + config.poolSize()
+        + " busy, " + waiting + " waiting; " + why + " — raise " + ShardwiseSettings.POOL_SIZE
+        + " or lower the concurrency aimed at " + shardId + ". The shard is up; nothing was sent to it.", shardId, busy,
+        config.poolSize(), waiting, cause);
   }
 
   private synchronized RetiringPool replace(String shardId, String url) {
@@ -81,7 +186,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     if (current != null && current.url().equals(url)) {
       return current;
     }
-    RetiringPool fresh = new RetiringPool(url, newPool(shardId, url));
+    RetiringPool fresh = new RetiringPool(url, newPool(shardId, url), newBreaker(config, shardId,
+        "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()));
     pools.put(shardId, fresh);
     if (current != null) {
       retire(current);
@@ -119,16 +225,29 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   }
 
   private HikariDataSource newPool(String shardId, String url) {
-    return newPool(config, "shardwise-" + shardId + "-primary", url, config.connectionTimeoutMs(), false);
+    return newPool(config, "shardwise-" + shardId + "-primary", url, config.timeouts(shardId, false), false);
   }
 
   /**
-   * A pool for one server: created lazily by callers and allowed to start while the server is down
-   * ({@code initializationFailTimeout = -1}), so that one dead server never stops the others. Sized
-   * by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}.
+   * A pool for one shard server: created lazily by callers and allowed to start while the server is
+   * down ({@code initializationFailTimeout = -1}), so that one dead server never stops the others.
+   * Sized by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}; every connection carries
+   * the role's deadlines: the driver's connect and socket timeouts, and the server-side statement,
+   * lock and idle-in-transaction timeouts (pgjdbc {@code options}, sent with the startup packet). A
+   * value given in the URL itself wins over these.
    */
-  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, long timeoutMs, boolean readOnly) {
-    return newPool(config, name, url, config.poolSize(), config.poolMinIdle(), timeoutMs, readOnly);
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url,
+      ShardwiseConfig.NodeTimeouts timeouts, boolean readOnly) {
+    HikariConfig hc = baseConfig(config, name, url, config.poolSize(), config.poolMinIdle(),
+        timeouts.connectionTimeoutMs(), readOnly);
+    hc.addDataSourceProperty("connectTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
+        timeouts.connectTimeoutMs())));
+    hc.addDataSourceProperty("socketTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
+        timeouts.socketTimeoutMs())));
+    hc.addDataSourceProperty("options", timeouts.serverOptions());
+    // HikariCP's aliveness check of an idle connection must not outlast the checkout it serves
+    hc.setValidationTimeout(Math.max(250, Math.min(5000, timeouts.connectionTimeoutMs() / 2)));
+    return new HikariDataSource(hc);
   }
 
   /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
@@ -140,6 +259,15 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** The same, running {@code connectionInitSql} (when not null) on every new connection. */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
       int minimumIdle, long timeoutMs, boolean readOnly, String connectionInitSql) {
+    HikariConfig hc = baseConfig(config, name, url, maximumSize, minimumIdle, timeoutMs, readOnly);
+    if (connectionInitSql != null) {
+      hc.setConnectionInitSql(connectionInitSql);
+    }
+    return new HikariDataSource(hc);
+  }
+
+  private static HikariConfig baseConfig(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
@@ -154,10 +282,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     hc.setConnectionTimeout(timeoutMs);
     hc.setInitializationFailTimeout(-1);
     hc.setReadOnly(readOnly);
-    if (connectionInitSql != null) {
-      hc.setConnectionInitSql(connectionInitSql);
-    }
-    return new HikariDataSource(hc);
+    return hc;
   }
 
   private ShardUnavailableException unavailable(String shardId, RetiringPool pool, SQLException e) {
@@ -170,8 +295,10 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       root = root.getCause();
     }
     return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: no connection to its primary "
-        + JdbcUrls.redact(pool.url()) + " within " + config.connectionTimeoutMs() + " ms (" + state
-        + "; last driver error: " + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.", e);
+        + JdbcUrls.redact(pool.url()) + " (primary " + JdbcUrls.hostPort(pool.url()) + "): timed out after "
+        + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + state + "; last driver error: "
+        + root.getMessage() + "). Sessions on other shards are unaffected; retry when the primary is back.",
+        shardId, "primary " + JdbcUrls.hostPort(pool.url()), e);
   }
 
   /** The primary of a shard as failure messages name it: {@code primary host:port}. */
@@ -180,6 +307,28 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     ShardDescriptor shard = maps.get().shards().get(shardId);
     String url = pool != null ? pool.url() : shard != null ? shard.primaryUrl() : null;
     return url == null ? "primary (not in the shard map)" : "primary " + JdbcUrls.hostPort(url);
+  }
+
+  /** The circuit breaker of the primary of {@code shardId} (null before its first use). */
+  public NodeBreaker breakerOf(String shardId) {
+    RetiringPool pool = pools.get(shardId);
+    return pool == null ? null : pool.breaker();
+  }
+
+  /** What the breaker of every primary in use has seen. */
+  public List<io.shardwise.hibernate.NodeStatus> nodeStatus() {
+    return pools.values().stream().map(p -> p.breaker().status())
+        .sorted(java.util.Comparator.comparing(io.shardwise.hibernate.NodeStatus::shardId)).toList();
+  }
+
+  /** The socket timeout of connections to the primary of {@code shardId}, for failure messages. */
+  public long socketTimeoutMs(String shardId) {
+    return config.timeouts(shardId, false).socketTimeoutMs();
+  }
+
+  /** For diagnostics and tests: the shards whose pool was created. */
+  public java.util.Set<String> shardIds() {
+    return java.util.Set.copyOf(pools.keySet());
   }
 
   /** For diagnostics and tests: the pool behind a shard, or null before its first use. */

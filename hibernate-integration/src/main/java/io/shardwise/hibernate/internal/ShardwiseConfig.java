@@ -67,6 +67,47 @@ public final class ShardwiseConfig {
   public record Resharding(long pauseLimitMs, long maxSwitchLagBytes, int verifyThreads, int deleteBatchRows,
       long fenceGraceMs) {}
 
+  /**
+   * The deadlines of the connections to one kind of server (a shard's primary, or its replicas),
+   * every value in milliseconds, 0 meaning none (connect and checkout timeouts are never 0).
+   *
+   * @param connectTimeoutMs pgjdbc {@code connectTimeout} (the driver takes whole seconds, rounded up)
+   * @param socketTimeoutMs pgjdbc {@code socketTimeout}: the longest wait for one read from the server
+   * @param statementTimeoutMs server-side {@code statement_timeout}
+   * @param lockTimeoutMs server-side {@code lock_timeout}
+   * @param idleInTransactionTimeoutMs server-side {@code idle_in_transaction_session_timeout}
+   * @param connectionTimeoutMs HikariCP {@code connectionTimeout}: the longest wait for a pooled connection
+   */
+  public record NodeTimeouts(long connectTimeoutMs, long socketTimeoutMs, long statementTimeoutMs,
+      long lockTimeoutMs, long idleInTransactionTimeoutMs, long connectionTimeoutMs) {
+
+    /** The same with the checkout timeout replaced. */
+    NodeTimeouts withConnectionTimeout(long ms) {
+      return new NodeTimeouts(connectTimeoutMs, socketTimeoutMs, statementTimeoutMs, lockTimeoutMs,
+          idleInTransactionTimeoutMs, ms);
+    }
+
+    /** pgjdbc's {@code options}: the server-side timeouts, sent in the startup packet (no extra round trip). */
+    public String serverOptions() {
+      return "-c statement_timeout=" + statementTimeoutMs + " -c lock_timeout=" + lockTimeoutMs
+          + " -c idle_in_transaction_session_timeout=" + idleInTransactionTimeoutMs;
+    }
+
+    /** Whole seconds for the driver, rounded up (0 stays 0). */
+    public static long driverSeconds(long ms) {
+      return (ms + 999) / 1000;
+    }
+  }
+
+  /** Names under {@code shardwise.primary.}, {@code shardwise.replica.} and {@code shardwise.shard.<id>.primary|replica.}. */
+  static final List<String> TIMEOUT_NAMES = List.of(ShardwiseSettings.CONNECT_TIMEOUT_MS,
+      ShardwiseSettings.SOCKET_TIMEOUT_MS, ShardwiseSettings.STATEMENT_TIMEOUT_MS, ShardwiseSettings.LOCK_TIMEOUT_MS,
+      ShardwiseSettings.IDLE_IN_TRANSACTION_TIMEOUT_MS);
+
+  /** A per-shard key with a role: {@code shardwise.shard.<id>.primary|replica.<name>}. */
+  private static final java.util.regex.Pattern SHARD_ROLE_KEY = java.util.regex.Pattern.compile(
+      java.util.regex.Pattern.quote(ShardwiseSettings.SHARD_PREFIX) + "(.+)\\.(primary|replica)\\.([a-z_]+)");
+
   /** Keys Shardwise reads under {@code shardwise.shard.<id>.}. */
   private static final List<String> SHARD_ATTRIBUTES = List.of("url", "replicas", "weight", "state");
 
@@ -101,8 +142,22 @@ public final class ShardwiseConfig {
   private final SnowflakeSettings snowflake;
   private final long controlVersionCheckIntervalMs;
   private final Resharding resharding;
+  private final NodeTimeouts primaryTimeouts;
+  private final int breakerFailureThreshold;
+  private final int bulkheadMaxConcurrent;
+  private final long breakerOpenMs;
+  private final NodeTimeouts replicaTimeouts;
+  private final Map<String, NodeTimeouts> primaryTimeoutsByShard;
+  private final Map<String, NodeTimeouts> replicaTimeoutsByShard;
 
   private ShardwiseConfig(Parser p) {
+    this.primaryTimeouts = p.primaryTimeouts;
+    this.breakerFailureThreshold = p.breakerFailureThreshold;
+    this.bulkheadMaxConcurrent = p.bulkheadMaxConcurrent;
+    this.breakerOpenMs = p.breakerOpenMs;
+    this.replicaTimeouts = p.replicaTimeouts;
+    this.primaryTimeoutsByShard = Map.copyOf(p.primaryTimeoutsByShard);
+    this.replicaTimeoutsByShard = Map.copyOf(p.replicaTimeoutsByShard);
     this.controlVersionCheckIntervalMs = p.controlVersionCheckIntervalMs;
     this.resharding = p.resharding;
     this.unitName = p.unitName;
@@ -203,6 +258,27 @@ public final class ShardwiseConfig {
 
   public long connectionTimeoutMs() {
     return connectionTimeoutMs;
+  }
+
+  /** The deadlines of connections to {@code shardId}'s primary, or (with {@code replica}) to its replicas. */
+  public NodeTimeouts timeouts(String shardId, boolean replica) {
+    NodeTimeouts own = (replica ? replicaTimeoutsByShard : primaryTimeoutsByShard).get(shardId);
+    return own != null ? own : replica ? replicaTimeouts : primaryTimeouts;
+  }
+
+  /** Consecutive timeouts or connection failures that open a server's circuit breaker. */
+  public int breakerFailureThreshold() {
+    return breakerFailureThreshold;
+  }
+
+  /** The most units of work that may hold or wait for one shard primary's connections at once. */
+  public int bulkheadMaxConcurrent() {
+    return bulkheadMaxConcurrent;
+  }
+
+  /** How long an open breaker refuses calls before one probe. */
+  public long breakerOpenMs() {
+    return breakerOpenMs;
   }
 
   public SchemaAction schemaAction() {
@@ -307,6 +383,13 @@ public final class ShardwiseConfig {
     SnowflakeSettings snowflake;
     long controlVersionCheckIntervalMs;
     Resharding resharding;
+    NodeTimeouts primaryTimeouts;
+    int breakerFailureThreshold;
+    int bulkheadMaxConcurrent;
+    long breakerOpenMs;
+    NodeTimeouts replicaTimeouts;
+    final Map<String, NodeTimeouts> primaryTimeoutsByShard = new TreeMap<>();
+    final Map<String, NodeTimeouts> replicaTimeoutsByShard = new TreeMap<>();
 
     Parser(Map<String, Object> settings) {
       this.settings = settings;
@@ -399,6 +482,15 @@ public final class ShardwiseConfig {
           intSetting(ShardwiseSettings.RESHARD_VERIFY_THREADS, 4, 1, 64),
           intSetting(ShardwiseSettings.RESHARD_DELETE_BATCH, 5000, 1, 1_000_000),
           intSetting(ShardwiseSettings.RESHARD_FENCE_GRACE, 5000, 0, 86_400_000));
+      timeouts();
+      breakerFailureThreshold = intSetting(ShardwiseSettings.BREAKER_FAILURE_THRESHOLD, 3, 1, 1000);
+      breakerOpenMs = intSetting(ShardwiseSettings.BREAKER_OPEN_MS, 1000, 10, 600_000);
+      bulkheadMaxConcurrent = intSetting(ShardwiseSettings.BULKHEAD_MAX_CONCURRENT, 2 * poolSize, 1, 100_000);
+      if (bulkheadMaxConcurrent < poolSize) {
+        problems.add(ShardwiseSettings.BULKHEAD_MAX_CONCURRENT + " = " + bulkheadMaxConcurrent + " is below "
+            + ShardwiseSettings.POOL_SIZE + " = " + poolSize + "; the pool could never be used fully. Lower the pool"
+            + " size instead");
+      }
       staticMap = staticMap(buckets);
       if (staticMap == null && controlUrl == null && problems.isEmpty()) {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
@@ -416,6 +508,66 @@ public final class ShardwiseConfig {
           problems.add(e.getMessage());
         }
       }
+    }
+
+    /**
+     * The deadlines per role, then per shard. Defaults (docs/failure-handling.md says why): connect
+     * 2 s to a primary and 1 s to a replica; statement 10 s, lock 5 s, idle in transaction 60 s;
+     * socket 15 s, above the statement timeout so that a live server cancels its own slow statement
+     * (a clean SQLSTATE 57014, the connection kept) before the client gives up on a silent one.
+     */
+    private void timeouts() {
+      primaryTimeouts = roleTimeouts(ShardwiseSettings.PRIMARY_PREFIX,
+          new NodeTimeouts(2000, 15_000, 10_000, 5000, 60_000, connectionTimeoutMs));
+      replicaTimeouts = roleTimeouts(ShardwiseSettings.REPLICA_PREFIX,
+          new NodeTimeouts(1000, 15_000, 10_000, 5000, 60_000, replicaConnectionTimeoutMs));
+      Set<String> shardIds = new java.util.TreeSet<>();
+      for (String key : p.keySet()) {
+        java.util.regex.Matcher m = SHARD_ROLE_KEY.matcher(key);
+        if (m.matches()) {
+          shardIds.add(m.group(1));
+        }
+      }
+      for (String id : shardIds) {
+        String prefix = ShardwiseSettings.SHARD_PREFIX + id + ".";
+        if (hasAny(prefix + "primary.")) {
+          primaryTimeoutsByShard.put(id, roleTimeouts(prefix + "primary.", primaryTimeouts));
+        }
+        if (hasAny(prefix + "replica.")) {
+          replicaTimeoutsByShard.put(id, roleTimeouts(prefix + "replica.", replicaTimeouts));
+        }
+      }
+    }
+
+    private boolean hasAny(String prefix) {
+      return p.keySet().stream().anyMatch(k -> k.startsWith(prefix));
+    }
+
+    /** One role's deadlines under {@code prefix}, each defaulting to {@code defaults}; checks socket above statement. */
+    private NodeTimeouts roleTimeouts(String prefix, NodeTimeouts defaults) {
+      NodeTimeouts t = new NodeTimeouts(
+          intSetting(prefix + ShardwiseSettings.CONNECT_TIMEOUT_MS, (int) defaults.connectTimeoutMs(), 1000, 600_000),
+          intSetting(prefix + ShardwiseSettings.SOCKET_TIMEOUT_MS, (int) defaults.socketTimeoutMs(), 0, 86_400_000),
+          intSetting(prefix + ShardwiseSettings.STATEMENT_TIMEOUT_MS, (int) defaults.statementTimeoutMs(), 0,
+              86_400_000),
+          intSetting(prefix + ShardwiseSettings.LOCK_TIMEOUT_MS, (int) defaults.lockTimeoutMs(), 0, 86_400_000),
+          intSetting(prefix + ShardwiseSettings.IDLE_IN_TRANSACTION_TIMEOUT_MS,
+              (int) defaults.idleInTransactionTimeoutMs(), 0, 86_400_000),
+          prefix.startsWith(ShardwiseSettings.SHARD_PREFIX)
+              ? intSetting(prefix + ShardwiseSettings.POOL_CONNECTION_TIMEOUT_MS, (int) defaults.connectionTimeoutMs(),
+                  250, 600_000)
+              : defaults.connectionTimeoutMs());
+      if (t.socketTimeoutMs() > 0 && t.socketTimeoutMs() < 1000) {
+        problems.add(prefix + ShardwiseSettings.SOCKET_TIMEOUT_MS + " = " + t.socketTimeoutMs() + " is below 1000; the"
+            + " driver counts whole seconds (use 0 for none)");
+      }
+      if (t.socketTimeoutMs() > 0 && (t.statementTimeoutMs() == 0 || t.socketTimeoutMs() <= t.statementTimeoutMs())) {
+        problems.add(prefix + ShardwiseSettings.SOCKET_TIMEOUT_MS + " = " + t.socketTimeoutMs() + " is not above "
+            + prefix + ShardwiseSettings.STATEMENT_TIMEOUT_MS + " = " + t.statementTimeoutMs() + ": a slow statement on a"
+            + " live server would lose its connection instead of being cancelled. Raise the socket timeout (a second or"
+            + " more above the statement timeout) or lower the statement timeout");
+      }
+      return t;
     }
 
     private void schemaAction() {
@@ -490,9 +642,7 @@ public final class ShardwiseConfig {
       Map<String, String> unlisted = new TreeMap<>();
       for (String key : p.keySet()) {
         if (key.startsWith(ShardwiseSettings.SHARD_PREFIX)) {
-          String rest = key.substring(ShardwiseSettings.SHARD_PREFIX.length());
-          int dot = rest.lastIndexOf('.');
-          String id = dot > 0 ? rest.substring(0, dot) : rest;
+          String id = shardIdOf(key);
           if (!ids.contains(id)) {
             unlisted.put(key, id);
           }
@@ -569,6 +719,17 @@ public final class ShardwiseConfig {
   // Known keys and did-you-mean
   // ---------------------------------------------------------------------------------------------
 
+  /** The shard id in a {@code shardwise.shard.<id>.<attribute>} or {@code shardwise.shard.<id>.<role>.<name>} key. */
+  static String shardIdOf(String key) {
+    java.util.regex.Matcher m = SHARD_ROLE_KEY.matcher(key);
+    if (m.matches()) {
+      return m.group(1);
+    }
+    String rest = key.substring(ShardwiseSettings.SHARD_PREFIX.length());
+    int dot = rest.lastIndexOf('.');
+    return dot > 0 ? rest.substring(0, dot) : rest;
+  }
+
   private static List<String> knownKeys() {
     List<String> keys = new ArrayList<>(List.of(
         ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY,
@@ -584,7 +745,13 @@ public final class ShardwiseConfig {
         ShardwiseSettings.SCATTER_THREADS, ShardwiseSettings.SCATTER_MAX_ROWS, ShardwiseSettings.SCATTER_FETCH_SIZE, ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL,
         ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
-        ShardwiseSettings.RESHARD_FENCE_GRACE));
+        ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
+        ShardwiseSettings.BULKHEAD_MAX_CONCURRENT,
+        ShardwiseSettings.BREAKER_OPEN_MS));
+    for (String name : TIMEOUT_NAMES) {
+      keys.add(ShardwiseSettings.PRIMARY_PREFIX + name);
+      keys.add(ShardwiseSettings.REPLICA_PREFIX + name);
+    }
     keys.addAll(SnowflakeSettings.KEYS);
     return keys;
   }
@@ -603,6 +770,10 @@ public final class ShardwiseConfig {
       }
     }
     if (key.startsWith(ShardwiseSettings.SHARD_PREFIX)) {
+      java.util.regex.Matcher m = SHARD_ROLE_KEY.matcher(key);
+      if (m.matches()) {
+        return TIMEOUT_NAMES.contains(m.group(3)) || m.group(3).equals(ShardwiseSettings.POOL_CONNECTION_TIMEOUT_MS);
+      }
       int dot = key.lastIndexOf('.');
       return dot > ShardwiseSettings.SHARD_PREFIX.length() && SHARD_ATTRIBUTES.contains(key.substring(dot + 1));
     }
@@ -626,6 +797,14 @@ public final class ShardwiseConfig {
       String id = dot > 0 ? rest.substring(0, dot) : rest;
       for (String attribute : SHARD_ATTRIBUTES) {
         candidates.add(ShardwiseSettings.SHARD_PREFIX + id + "." + attribute);
+      }
+      java.util.regex.Matcher m = SHARD_ROLE_KEY.matcher(key);
+      if (m.matches()) {
+        for (String name : TIMEOUT_NAMES) {
+          candidates.add(ShardwiseSettings.SHARD_PREFIX + m.group(1) + "." + m.group(2) + "." + name);
+        }
+        candidates.add(ShardwiseSettings.SHARD_PREFIX + m.group(1) + "." + m.group(2) + "."
+            + ShardwiseSettings.POOL_CONNECTION_TIMEOUT_MS);
       }
     }
     String best = null;

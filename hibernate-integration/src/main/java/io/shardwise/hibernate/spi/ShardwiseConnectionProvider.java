@@ -63,7 +63,15 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
-    return ShardConnection.wrap(primaries.primary(shardId), shardId, () -> primaries.primaryNode(shardId));
+    primaries.enter(shardId);
+    try {
+      Connection connection = primaries.primary(shardId);
+      return ShardConnection.wrap(connection, shardId, () -> primaries.primaryNode(shardId),
+          primaries.socketTimeoutMs(shardId), primaries.breakerOf(shardId));
+    } catch (RuntimeException e) {
+      primaries.leave(shardId);
+      throw e;
+    }
   }
 
   @Override
@@ -72,7 +80,11 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
       reads.release(connection);
       return;
     }
-    connection.close();
+    try {
+      connection.close();
+    } finally {
+      primaries.leave(shardId);
+    }
   }
 
   /**
@@ -86,7 +98,8 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
       return components().noShardConnection();
     }
     Connection connection = reads.connection(shardId);
-    return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection));
+    return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection),
+        reads.socketTimeoutMs(shardId, connection), reads.breakerOf(shardId, connection));
   }
 
   @Override

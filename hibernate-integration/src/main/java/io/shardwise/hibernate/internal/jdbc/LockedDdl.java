@@ -44,6 +44,12 @@ public final class LockedDdl {
       throw new IllegalStateException("LockedDdl.runInTransaction needs an open transaction: in auto-commit mode"
           + " the advisory lock on '" + lockName + "' would be released before the DDL runs");
     }
+    // schema changes are not point lookups: neither the pool's statement, lock and socket timeouts
+    // nor its idle-in-transaction limit apply (the pool restores its socket timeout on return)
+    c.setNetworkTimeout(Runnable::run, 0);
+    try (Statement s = c.createStatement()) {
+      s.execute("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0");
+    }
     try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
       lock.setString(1, "shardwise.ddl:" + lockName);
       lock.execute();

@@ -49,12 +49,20 @@ public final class ShardConnection implements Connection {
   private final Connection target;
   private final String shardId;
   private final Supplier<String> node;
+  private final long socketTimeoutMs;
+  private final NodeBreaker breaker;
   private ShardUnavailableException failure;
+  /** A unit-of-work deadline ({@link #startDeadline}): System.nanoTime() at which it passes, and its length; 0 for none. */
+  private long deadlineNanos;
+  private long deadlineMs;
 
-  private ShardConnection(Connection target, String shardId, Supplier<String> node) {
+  private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
+      NodeBreaker breaker) {
+    this.breaker = breaker;
     this.target = target;
     this.shardId = shardId;
     this.node = node;
+    this.socketTimeoutMs = socketTimeoutMs;
   }
 
   /**
@@ -62,7 +70,34 @@ public final class ShardConnection implements Connection {
    *     {@code replica 10.0.0.6:5432}); asked only when a failure happens
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node) {
-    return new ShardConnection(target, shardId, node);
+    return new ShardConnection(target, shardId, node, 0, null);
+  }
+
+  /**
+   * The same, for a connection whose driver gives up on a silent server after
+   * {@code socketTimeoutMs}: such a failure says "timed out after N ms".
+   */
+  public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, null);
+  }
+
+  /**
+   * The same, reporting to the server's circuit breaker (when not null): a lost or timed-out
+   * connection is a failure, a unit of work closed without one a success.
+   */
+  public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
+      NodeBreaker breaker) {
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker);
+  }
+
+  /** Whether the driver gave up waiting for the server: a socket read timed out. */
+  public static boolean isTimeout(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.net.SocketTimeoutException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The connection a {@link #wrap wrapped} one stands for; any other connection unchanged. */
@@ -94,8 +129,40 @@ public final class ShardConnection implements Connection {
 
   // --- failure handling -----------------------------------------------------------------------
 
-  /** Throws when an earlier failure ended this connection. */
-  void requireAlive(String action) {
+  /**
+   * Starts a unit-of-work deadline of {@code ms} on a connection from {@link #wrap} (others are left
+   * alone): from now on every statement and the commit must start before it, and no read from the
+   * server waits past it.
+   */
+  public static void startDeadline(Connection c, long ms) throws SQLException {
+    if (c instanceof ShardConnection shard) {
+      shard.deadlineMs = ms;
+      shard.deadlineNanos = System.nanoTime() + ms * 1_000_000;
+      shard.target.setNetworkTimeout(Runnable::run, (int) ms);
+    }
+  }
+
+  /** Throws when the unit of work's deadline has passed; else no read waits past it. */
+  private void requireBeforeDeadline(String action) throws SQLException {
+    long leftNanos = deadlineNanos - System.nanoTime();
+    if (leftNanos <= 0) {
+      String server = node.get();
+      failure = new ShardUnavailableException("Shard '" + shardId + "': the unit of work timed out after "
+          + deadlineMs + " ms (its deadline) before it could " + action + " on its " + server + ". Nothing of this"
+          + " unit of work since its last commit was kept; retry it, or give it a longer deadline.", shardId, server,
+          new java.sql.SQLTimeoutException("deadline of " + deadlineMs + " ms passed", "57014"));
+      // what the pool's rollback on return sends must not wait on a server that may be silent
+      target.setNetworkTimeout(Runnable::run, 1);
+      throw failure;
+    }
+    target.setNetworkTimeout(Runnable::run, (int) Math.max(1, (leftNanos + 999_999) / 1_000_000));
+  }
+
+  /** Throws when an earlier failure ended this connection, or when its unit of work's deadline has passed. */
+  void requireAlive(String action) throws SQLException {
+    if (deadlineNanos != 0 && failure == null) {
+      requireBeforeDeadline(action);
+    }
     if (failure != null) {
       throw new ShardUnavailableException("Cannot " + action + " on shard '" + shardId + "': its connection to the "
           + failure.node() + " was lost earlier in this session (" + failure.sqlState() + ": "
@@ -111,16 +178,28 @@ public final class ShardConnection implements Connection {
       return e;
     }
     String server = node.get();
+    String what = isTimeout(e) && deadlineNanos != 0 && System.nanoTime() - deadlineNanos >= 0
+        ? "its " + server + " did not answer: timed out after " + deadlineMs + " ms (the unit of work's deadline; SQLSTATE "
+            + e.getSQLState() + ": " + e.getMessage() + "; the connection is closed)"
+        : isTimeout(e)
+        ? "its " + server + " did not answer: timed out after " + socketTimeoutMs + " ms (the socket timeout; SQLSTATE "
+            + e.getSQLState() + ": " + e.getMessage() + "; the connection is closed)"
+        : "the connection to its " + server + " was lost (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + ")";
     ShardUnavailableException lost = new ShardUnavailableException("Shard '" + shardId + "' failed while "
-        + action + ": the connection to its " + server + " was lost (SQLSTATE " + e.getSQLState() + ": "
-        + e.getMessage() + "). " + (action.equals("committing")
+        + action + ": " + what + ". " + (action.equals("committing")
             ? "The commit's outcome is unknown: the server may have committed before the connection broke. Check"
                 + " for the effect before retrying."
-            : "The server ended the connection's transaction; nothing of this unit of work since its last commit"
-                + " was kept. Other shards are unaffected; retry when the server is back.")
+            : isTimeout(e)
+                ? "The connection was closed, so its transaction can never commit; nothing of this unit of work since"
+                    + " its last commit was kept. Other shards are unaffected; retry when the server is back."
+                : "The server ended the connection's transaction; nothing of this unit of work since its last commit"
+                    + " was kept. Other shards are unaffected; retry when the server is back.")
         + "", shardId, server, e);
     if (failure == null) {
       failure = lost;
+      if (breaker != null) {
+        breaker.failed(false, what);
+      }
     }
     throw lost;
   }
@@ -331,6 +410,9 @@ public final class ShardConnection implements Connection {
 
   @Override
   public void close() throws SQLException {
+    if (failure == null && breaker != null) {
+      breaker.succeeded();
+    }
     target.close();
   }
 

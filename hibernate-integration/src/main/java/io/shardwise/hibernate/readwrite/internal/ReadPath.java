@@ -7,6 +7,7 @@ import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.readwrite.Pin;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
@@ -29,6 +30,7 @@ import java.util.function.Supplier;
  */
 public final class ReadPath implements AutoCloseable {
   private final ShardPools primaries;
+  private final ShardwiseConfig config;
   private final Supplier<ShardMap> maps;
   private final ReplicaPools replicas;
   private final ReplicaSelector selector;
@@ -41,6 +43,7 @@ public final class ReadPath implements AutoCloseable {
   private ReadPath(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
       Function<String, String> entityOfTable) {
     this.primaries = primaries;
+    this.config = config;
     this.maps = maps;
     this.entityOfTable = entityOfTable;
     this.replicas = new ReplicaPools(config, primaries::retire);
@@ -134,11 +137,23 @@ public final class ReadPath implements AutoCloseable {
     if (chosen == null) {
       return null;
     }
+    int permit = chosen.breaker.permit();
+    if (permit == NodeBreaker.REFUSED) {
+      return null; // its breaker is open: the primary serves, at once
+    }
+    if (permit == NodeBreaker.PROBE) {
+      try {
+        ShardPools.probe(config, chosen.shardId, chosen.url, chosen.breaker, true);
+      } catch (io.shardwise.hibernate.ShardUnavailableException refused) {
+        return null;
+      }
+    }
     Connection c;
     try {
       c = chosen.borrow();
     } catch (SQLException e) {
       chosen.markUnhealthy("no connection: " + e.getMessage());
+      chosen.breaker.failed(false, "no connection: " + e.getMessage());
       return null;
     }
     if (mustVerify && !caughtUp(chosen, c, minLsn, maxWaitMillis)) {
@@ -181,6 +196,28 @@ public final class ReadPath implements AutoCloseable {
   public String nodeOf(String shardId, Connection connection) {
     ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
     return replica != null ? "replica " + JdbcUrls.hostPort(replica.url) : primaries.primaryNode(shardId);
+  }
+
+  /** The circuit breaker of the server behind a connection from {@link #connection}. */
+  public NodeBreaker breakerOf(String shardId, Connection connection) {
+    ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
+    return replica != null ? replica.breaker : primaries.breakerOf(shardId);
+  }
+
+  /** What the breaker of every replica has seen. */
+  public List<io.shardwise.hibernate.NodeStatus> replicaBreakers() {
+    ShardMap map = maps.get();
+    List<io.shardwise.hibernate.NodeStatus> all = new ArrayList<>();
+    for (String shardId : map.shards().keySet()) {
+      replicas.of(map, shardId).forEach(r -> all.add(r.breaker.status()));
+    }
+    return all;
+  }
+
+  /** The socket timeout of a connection from {@link #connection} (replica or primary), for failure messages. */
+  public long socketTimeoutMs(String shardId, Connection connection) {
+    return ReadOnlyConnection.replicaOf(connection) != null ? config.timeouts(shardId, true).socketTimeoutMs()
+        : primaries.socketTimeoutMs(shardId);
   }
 
   /** Returns a connection from {@link #connection}; a replica's count of connections out goes down. */

@@ -4,6 +4,7 @@ import io.shardwise.hibernate.internal.RetiringPool;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -26,6 +27,8 @@ final class ReplicaNode {
   final String url;
   final AtomicInteger outstanding = new AtomicInteger();
   private final ShardwiseConfig config;
+  /** The circuit breaker in front of this replica: while it is open, reads skip the replica. */
+  final NodeBreaker breaker;
   private volatile RetiringPool pool;
   private boolean leftMap;
 
@@ -49,6 +52,8 @@ final class ReplicaNode {
     this.url = url;
     this.config = config;
     this.healthy = false;
+    this.breaker = ShardPools.newBreaker(config, shardId, "replica " + JdbcUrls.hostPort(url),
+        config.timeouts(shardId, true).connectionTimeoutMs());
   }
 
   /** The replay position last stored (-1 when unknown): what routing decisions compare pins with. */
@@ -84,7 +89,7 @@ final class ReplicaNode {
         p = pool;
         if (p == null) {
           p = new RetiringPool(url, ShardPools.newPool(config, "shardwise-" + shardId + "-replica-"
-              + JdbcUrls.hostPort(url), url, config.replicaConnectionTimeoutMs(), true));
+              + JdbcUrls.hostPort(url), url, config.timeouts(shardId, true), true));
           pool = p;
         }
       }

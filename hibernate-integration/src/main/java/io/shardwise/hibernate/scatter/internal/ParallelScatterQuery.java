@@ -34,6 +34,8 @@ import org.hibernate.query.SelectionQuery;
 /** {@link ScatterQuery} planned from Hibernate's model of the query and fanned out on the {@link ScatterExecutor}. */
 public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   private static final String AFTER_PARAMETER = "shardwise_after_";
+  /** How much longer than the deadline a shard's socket may stay silent: the server's statement_timeout fires first. */
+  private static final long SOCKET_GRACE_MS = 2000;
 
   private final ScatterContext context;
   private final String hql;
@@ -329,7 +331,10 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);
       }
       // the server cancels the statement at the deadline: a late shard stops working, not just being waited for
+      // and the socket timeout follows the deadline, not the point-lookup default of the pool (the
+      // pool restores its own when the connection comes back)
       session.doWork(c -> {
+        c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS));
         try (Statement s = c.createStatement()) {
           s.execute("SET LOCAL statement_timeout = " + leftMs);
         }

@@ -1,0 +1,166 @@
+package io.shardwise.hibernate.internal.jdbc;
+
+import io.shardwise.hibernate.BreakerState;
+import io.shardwise.hibernate.NodeStatus;
+import io.shardwise.hibernate.ShardUnavailableException;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The circuit breaker in front of one server (a shard's primary, or one replica).
+ *
+ * <h2>What it does</h2>
+ *
+ * After {@code threshold} consecutive failures that say the server is not answering — a checkout
+ * that timed out or could not connect, a connection lost or timed out in the middle of a statement
+ * — the breaker opens: calls fail at once with {@link ShardUnavailableException} (its
+ * {@link ShardUnavailableException#breakerState() breakerState()} set), without waiting on the
+ * server or its pool, so threads do not pile up on a frozen node. After {@code openMillis} the next
+ * call becomes the single probe ({@code HALF_OPEN}): it opens a connection of its own straight
+ * from the driver and makes one round trip; on success the breaker closes, on failure it opens for another interval. Every other call
+ * during the probe still fails at once. A unit of work that ends without a lost connection is a
+ * success and resets the count. Ordinary SQL errors (constraints, syntax, a statement the live
+ * server cancelled) are answers, not failures, and are not counted.
+ *
+ * <h2>Cost when closed</h2>
+ *
+ * The check on the way in ({@link #permit()}) is one volatile read; a success is one more
+ * (the failure count is written only when it is not already zero). Nothing is allocated unless a
+ * failure happens or the breaker is open.
+ *
+ * <h2>Concurrency</h2>
+ *
+ * The state is one atomic integer; the moves OPEN → HALF_OPEN (taking the probe) and CLOSED → OPEN
+ * are compare-and-set, so exactly one thread takes the probe and the open time is written once per
+ * opening. A probe that never reports (its thread died) is given up after {@code probeLeaseMillis},
+ * and the next caller probes instead. The descriptive fields ({@code lastFailure}, the times) are
+ * volatile and may lag the state by a moment; they are for messages and status only.
+ *
+ * <h2>Why our own class</h2>
+ *
+ * Resilience4j's breaker records every call's outcome in a sliding window (a synchronized ring
+ * buffer) and allocates on the way in; the request path here must stay at one volatile read, and
+ * the rule wanted ("N consecutive timeouts, then one probe") is about forty lines.
+ */
+public final class NodeBreaker {
+  /** {@link #permit()}: the call goes through normally. */
+  public static final int PASS = 0;
+  /** {@link #permit()}: the call is the probe; report it with {@link #probeSucceeded()} or {@link #failed}. */
+  public static final int PROBE = 1;
+  /** {@link #permit()}: refused; throw {@link #refusal()}. */
+  public static final int REFUSED = -1;
+
+  private static final int CLOSED = 0;
+  private static final int OPEN = 1;
+  private static final int HALF_OPEN = 2;
+
+  private final String shardId;
+  private final String node;
+  private final int threshold;
+  private final long openNanos;
+  private final long probeLeaseNanos;
+  private final AtomicInteger state = new AtomicInteger(CLOSED);
+  private final AtomicInteger failures = new AtomicInteger();
+  private volatile long openedAtNanos;
+  private volatile long probeStartedNanos;
+  private volatile Instant openedAt;
+  private volatile String lastFailure;
+
+  /**
+   * @param node the server as messages name it ({@code primary host:port})
+   * @param threshold consecutive failures that open the breaker
+   * @param openMillis how long it stays open before a probe
+   * @param probeLeaseMillis how long a probe may take before another caller may probe instead
+   */
+  public NodeBreaker(String shardId, String node, int threshold, long openMillis, long probeLeaseMillis) {
+    this.shardId = shardId;
+    this.node = node;
+    this.threshold = threshold;
+    this.openNanos = TimeUnit.MILLISECONDS.toNanos(openMillis);
+    this.probeLeaseNanos = TimeUnit.MILLISECONDS.toNanos(probeLeaseMillis);
+  }
+
+  public String node() {
+    return node;
+  }
+
+  /** {@link #PASS}, {@link #PROBE} or {@link #REFUSED}: one volatile read while closed. */
+  public int permit() {
+    return state.get() == CLOSED ? PASS : permitSlow();
+  }
+
+  private int permitSlow() {
+    long now = System.nanoTime();
+    int s = state.get();
+    if (s == OPEN && now - openedAtNanos >= openNanos && state.compareAndSet(OPEN, HALF_OPEN)) {
+      probeStartedNanos = now;
+      return PROBE;
+    }
+    if (s == HALF_OPEN && now - probeStartedNanos >= probeLeaseNanos) {
+      probeStartedNanos = now; // the previous probe never reported: this caller probes instead
+      return PROBE;
+    }
+    return s == CLOSED ? PASS : REFUSED;
+  }
+
+  /** The exception for a {@link #REFUSED} call. */
+  public ShardUnavailableException refusal() {
+    int s = state.get();
+    BreakerState shown = s == HALF_OPEN ? BreakerState.HALF_OPEN : BreakerState.OPEN;
+    long nextProbeMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(openedAtNanos + openNanos - System.nanoTime()));
+    return new ShardUnavailableException("Shard '" + shardId + "' is unavailable: the circuit breaker of its " + node
+        + " is " + shown + " after " + Math.max(threshold, failures.get()) + " consecutive failures (last: "
+        + lastFailure + "); calls fail at once until a probe succeeds ("
+        + (shown == BreakerState.HALF_OPEN ? "a probe is under way" : "next probe in " + nextProbeMs + " ms")
+        + "). Sessions on other shards are unaffected; retry later.", shardId, node, shown, null);
+  }
+
+  /** A unit of work on this server ended without a lost connection. */
+  public void succeeded() {
+    if (failures.get() != 0) {
+      failures.set(0);
+    }
+  }
+
+  /** The probe reached the server: the breaker closes. */
+  public void probeSucceeded() {
+    failures.set(0);
+    state.set(CLOSED);
+  }
+
+  /**
+   * A timeout or connection failure on this server; {@code probe} when it was the probe's.
+   *
+   * @param what the failure as the caller's message says it, kept for the status and the next refusal
+   */
+  public void failed(boolean probe, String what) {
+    lastFailure = what;
+    int count = failures.incrementAndGet();
+    if (probe) {
+      open(HALF_OPEN);
+    } else if (count >= threshold) {
+      open(CLOSED);
+    }
+  }
+
+  private void open(int from) {
+    // written before the state, so that no caller sees OPEN beside the previous opening's time (a
+    // losing compare-and-set only moves a current opening's time by a moment)
+    openedAtNanos = System.nanoTime();
+    openedAt = Instant.now();
+    state.compareAndSet(from, OPEN);
+  }
+
+  public BreakerState state() {
+    return switch (state.get()) {
+      case OPEN -> BreakerState.OPEN;
+      case HALF_OPEN -> BreakerState.HALF_OPEN;
+      default -> BreakerState.CLOSED;
+    };
+  }
+
+  public NodeStatus status() {
+    return new NodeStatus(shardId, node, state(), failures.get(), lastFailure, openedAt);
+  }
+}
