@@ -1,6 +1,8 @@
 package io.shardwise.hibernate;
 
 import io.shardwise.hibernate.internal.ShardSessions;
+import io.shardwise.hibernate.metrics.SessionKind;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.readwrite.internal.LsnText;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
@@ -42,9 +44,13 @@ public final class ShardRoute {
   private final String readShardId;
   private final boolean readOnly;
   private final ConsistencyScope scope;
+  private final ShardwiseMetrics metrics;
+  private final SessionKind kind;
 
   ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
-      String readShardId, boolean readOnly, ConsistencyScope scope) {
+      String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics, SessionKind kind) {
+    this.metrics = metrics;
+    this.kind = kind;
     this.sessionFactory = sessionFactory;
     this.pins = pins;
     this.router = router;
@@ -65,7 +71,7 @@ public final class ShardRoute {
 
   /** The same shard, read-only: served by replicas where they are healthy and caught up. */
   public ShardRoute readOnly() {
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope, metrics, kind);
   }
 
   /** The same shard, reading and writing on behalf of a consistency scope (read-your-writes). */
@@ -73,7 +79,7 @@ public final class ShardRoute {
     if (scope == null) {
       throw new IllegalArgumentException("within(scope) needs a scope: shards.consistency().scope(id)");
     }
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics, kind);
   }
 
   /**
@@ -81,7 +87,7 @@ public final class ShardRoute {
    * methods only, which know when the work starts and ends.
    */
   public Session openSession() {
-    return ShardSessions.open(sessionFactory, shardId(), readOnly);
+    return ShardSessions.open(sessionFactory, shardId(), readOnly, metrics, kind);
   }
 
   public void inSession(Consumer<Session> work) {
@@ -93,7 +99,7 @@ public final class ShardRoute {
 
   public <R> R fromSession(Function<Session, R> work) {
     String shard = requireForReads();
-    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly)) {
+    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
       return work.apply(session);
     } catch (RuntimeException e) {
       throw fencedOrSame(e);
@@ -113,7 +119,7 @@ public final class ShardRoute {
   public <R> R fromTransaction(Function<Session, R> work) {
     String shard = requireForReads();
     ReadYourWritesTracking.Writes writes = scope != null && !readOnly ? ReadYourWritesTracking.startTrackingWrites() : null;
-    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly)) {
+    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
       Transaction tx = session.beginTransaction();
       R result;
       try {

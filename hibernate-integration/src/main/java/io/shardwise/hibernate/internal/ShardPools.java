@@ -3,8 +3,10 @@ package io.shardwise.hibernate.internal;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
@@ -32,14 +34,21 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
 
   private final ShardwiseConfig config;
   private final Supplier<ShardMap> maps;
+  private final ShardwiseMetrics metrics;
   private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
   private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
   private ScheduledExecutorService drainer;
 
   /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
   public ShardPools(ShardwiseConfig config, Supplier<ShardMap> maps) {
+    this(config, maps, ShardwiseMetrics.none());
+  }
+
+  /** @param metrics gives each primary pool HikariCP's metrics tracker, tagged with its shard */
+  public ShardPools(ShardwiseConfig config, Supplier<ShardMap> maps, ShardwiseMetrics metrics) {
     this.config = config;
     this.maps = maps;
+    this.metrics = metrics;
   }
 
   /** A connection to the primary of {@code shardId} as the current map describes it. */
@@ -119,7 +128,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   }
 
   private HikariDataSource newPool(String shardId, String url) {
-    return newPool(config, "shardwise-" + shardId + "-primary", url, config.connectionTimeoutMs(), false);
+    return newPool(config, "shardwise-" + shardId + "-primary", url, config.poolSize(), config.poolMinIdle(),
+        config.connectionTimeoutMs(), false, null, metrics.poolTracker(shardId, "primary", JdbcUrls.hostPort(url)));
   }
 
   /**
@@ -140,7 +150,16 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   /** The same, running {@code connectionInitSql} (when not null) on every new connection. */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
       int minimumIdle, long timeoutMs, boolean readOnly, String connectionInitSql) {
+    return newPool(config, name, url, maximumSize, minimumIdle, timeoutMs, readOnly, connectionInitSql, null);
+  }
+
+  /** The same, reporting to HikariCP's metrics tracker {@code metrics} (when not null). */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, long timeoutMs, boolean readOnly, String connectionInitSql, MetricsTrackerFactory metrics) {
     HikariConfig hc = new HikariConfig();
+    if (metrics != null) {
+      hc.setMetricsTrackerFactory(metrics);
+    }
     hc.setPoolName(name);
     hc.setJdbcUrl(url);
     if (config.user() != null) {

@@ -100,8 +100,10 @@ public final class ShardwiseConfig {
   private final SnowflakeSettings snowflake;
   private final long controlVersionCheckIntervalMs;
   private final Resharding resharding;
+  private final Object meterRegistry;
 
   private ShardwiseConfig(Parser p) {
+    this.meterRegistry = p.meterRegistry;
     this.controlVersionCheckIntervalMs = p.controlVersionCheckIntervalMs;
     this.resharding = p.resharding;
     this.unitName = p.unitName;
@@ -153,6 +155,11 @@ public final class ShardwiseConfig {
   /** Online resharding settings. */
   public Resharding resharding() {
     return resharding;
+  }
+
+  /** The Micrometer {@code MeterRegistry} of {@link ShardwiseSettings#METER_REGISTRY}, or null for no metrics. */
+  public Object meterRegistry() {
+    return meterRegistry;
   }
 
   public String user() {
@@ -277,6 +284,7 @@ public final class ShardwiseConfig {
     SnowflakeSettings snowflake;
     long controlVersionCheckIntervalMs;
     Resharding resharding;
+    Object meterRegistry;
 
     Parser(Map<String, Object> settings) {
       this.settings = settings;
@@ -367,6 +375,7 @@ public final class ShardwiseConfig {
           intSetting(ShardwiseSettings.RESHARD_VERIFY_THREADS, 4, 1, 64),
           intSetting(ShardwiseSettings.RESHARD_DELETE_BATCH, 5000, 1, 1_000_000),
           intSetting(ShardwiseSettings.RESHARD_FENCE_GRACE, 5000, 0, 86_400_000));
+      meterRegistry = meterRegistry();
       staticMap = staticMap(buckets);
       if (staticMap == null && controlUrl == null && problems.isEmpty()) {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
@@ -480,6 +489,21 @@ public final class ShardwiseConfig {
     }
 
     /** A key under shardwise. that no component reads is a typo until proven otherwise. */
+    /** The registry object itself (the settings map carries it as it was given), checked to be Micrometer's. */
+    private Object meterRegistry() {
+      Object registry = settings.get(ShardwiseSettings.METER_REGISTRY);
+      if (registry == null || registry instanceof String text && text.isBlank()) {
+        return null;
+      }
+      if (!io.shardwise.hibernate.metrics.internal.Metrics.isMeterRegistry(registry)) {
+        problems.add(ShardwiseSettings.METER_REGISTRY + " is a " + registry.getClass().getName() + ", not a "
+            + io.shardwise.hibernate.metrics.internal.Metrics.METER_REGISTRY_TYPE + ": give the registry object"
+            + " itself (Shardwise.configure().meterRegistry(registry)), not its name");
+        return null;
+      }
+      return registry;
+    }
+
     private void rejectUnknownKeys() {
       for (String key : p.keySet()) {
         if (!isKnown(key)) {
@@ -539,7 +563,7 @@ public final class ShardwiseConfig {
 
   private static List<String> knownKeys() {
     List<String> keys = new ArrayList<>(List.of(
-        ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY,
+        ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY, ShardwiseSettings.METER_REGISTRY,
         ShardwiseSettings.RING_VNODES, ShardwiseSettings.FALLBACK, ShardwiseSettings.CONTROL_URL,
         ShardwiseSettings.CONTROL_INITIALIZE, ShardwiseSettings.USER, ShardwiseSettings.PASSWORD,
         ShardwiseSettings.POOL_SIZE, ShardwiseSettings.POOL_MIN_IDLE, ShardwiseSettings.CONNECTION_TIMEOUT,

@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.scatter.internal;
 
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import java.util.List;
 import java.util.Set;
@@ -18,10 +19,11 @@ import org.hibernate.SessionFactory;
  * @param executor the fan-out pool, started on first use
  * @param reader runs one shard's part in a read-only transaction on that shard
  * @param settings {@code shardwise.scatter.*}: the row cap and the cursor's fetch size
+ * @param metrics where each query's fan-out is recorded (the reader times each shard's part)
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
-    ShardwiseConfig.Scatter settings) {
+    ShardwiseConfig.Scatter settings, ShardwiseMetrics metrics) {
 
   /** Runs {@code work} in a read-only transaction on one shard. */
   @FunctionalInterface
