@@ -185,6 +185,24 @@ class MetricsTest {
     assertNull(registry.find("shardwise.crossshard.transactions").tags("outcome", "in-doubt").counter());
   }
 
+  @Test
+  void theShardMapVersionAndEachShardsBucketsArePublished() {
+    io.shardwise.hibernate.routing.ShardMap map = shards.shardMap();
+    assertEquals(map.version(), registry.get("shardwise.shardmap.version").gauge().value());
+    double total = 0;
+    for (String shard : new String[] {S0, S1}) {
+      int owned = 0;
+      for (int bucket = 0; bucket < map.bucketCount(); bucket++) {
+        owned += map.ownerOf(bucket).equals(shard) ? 1 : 0;
+      }
+      double gauge = registry.get("shardwise.shard.buckets").tags("shard", shard).gauge().value();
+      assertEquals(owned, gauge, shard);
+      total += gauge;
+    }
+    assertEquals(map.bucketCount(), total);
+    assertNotNull(registry.find("shardwise.shardmap.changes").counter());
+  }
+
   // ---- helpers ----------------------------------------------------------------------------------
 
   private static long keyOn(String shardId) {

@@ -2,6 +2,7 @@ package io.shardwise.hibernate.metrics;
 
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.routing.ShardMap;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -39,4 +40,10 @@ final class NoMetrics implements ShardwiseMetrics {
 
   @Override
   public void crossShardOutcome(CrossShardOutcome outcome, Set<String> shardIds) {}
+
+  @Override
+  public void watchShardMap(Supplier<ShardMap> current) {}
+
+  @Override
+  public void shardMapPublished(ShardMap map) {}
 }

@@ -2,6 +2,7 @@ package io.shardwise.hibernate.metrics;
 
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.routing.ShardMap;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -49,6 +50,15 @@ public interface ShardwiseMetrics {
 
   /** How a cross-shard transaction ended, counted once for each shard it touched. */
   void crossShardOutcome(CrossShardOutcome outcome, Set<String> shardIds);
+
+  /**
+   * Publishes the shard map routing uses now: its version, and the buckets each shard owns (shards
+   * that a later map adds get their gauge when {@link #shardMapPublished} sees them).
+   */
+  void watchShardMap(Supplier<ShardMap> current);
+
+  /** A shard map snapshot was published to this session factory's router (counted when its version is new). */
+  void shardMapPublished(ShardMap map);
 
   /** The {@code outcome} tag of {@code shardwise.crossshard.transactions}. */
   enum CrossShardOutcome {

@@ -78,6 +78,8 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.maps = maps;
     this.router = Router.following(maps, map -> ShardingStrategies.build(config.strategy(), map),
         config.unitName());
+    metrics.watchShardMap(router::map);
+    maps.addListener(metrics::shardMapPublished);
     this.pools = new ShardPools(config, router::map, metrics);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
     this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.routing.ShardMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,6 +39,9 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   static final String SCATTER_FANOUT = "shardwise.scatter.fanout";
   static final String SCATTER_SHARD = "shardwise.scatter.shard";
   static final String CROSS_SHARD = "shardwise.crossshard.transactions";
+  static final String MAP_VERSION = "shardwise.shardmap.version";
+  static final String MAP_CHANGES = "shardwise.shardmap.changes";
+  static final String SHARD_BUCKETS = "shardwise.shard.buckets";
 
   /** The {@code shard} tag of a session opened without a shard. */
   static final String NO_SHARD_TAG = "none";
@@ -53,6 +57,10 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   private final DistributionSummary fanOut;
   private final Map<CrossShardOutcome, PerShard<Counter>> crossShard = new ConcurrentHashMap<>();
   private final Map<String, List<Meter>> replicaGauges = new ConcurrentHashMap<>();
+  private final Map<String, Gauge> bucketGauges = new ConcurrentHashMap<>();
+  private volatile Supplier<ShardMap> currentMap;
+  private final java.util.concurrent.atomic.AtomicLong lastVersion = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
+  private Counter mapChanges;
 
   private MicrometerMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -172,6 +180,44 @@ final class MicrometerMetrics implements ShardwiseMetrics {
     for (String shardId : shardIds) {
       counters.get(shardId).increment();
     }
+  }
+
+  @Override
+  public void watchShardMap(Supplier<ShardMap> current) {
+    currentMap = current;
+    mapChanges = Counter.builder(MAP_CHANGES).description("New shard map versions this instance's router was given")
+        .register(registry);
+    Gauge.builder(MAP_VERSION, current, maps -> maps.get().version())
+        .description("Version of the shard map this instance routes with").strongReference(true).register(registry);
+    ShardMap map = current.get();
+    lastVersion.set(map.version());
+    map.shards().keySet().forEach(this::watchBuckets);
+  }
+
+  @Override
+  public void shardMapPublished(ShardMap map) {
+    long before = lastVersion.getAndAccumulate(map.version(), Math::max);
+    if (map.version() > before && mapChanges != null) {
+      mapChanges.increment();
+    }
+    if (currentMap != null) {
+      map.shards().keySet().forEach(this::watchBuckets);
+    }
+  }
+
+  private void watchBuckets(String shardId) {
+    Supplier<ShardMap> maps = currentMap;
+    bucketGauges.computeIfAbsent(shardId, id -> Gauge.builder(SHARD_BUCKETS, maps, m -> bucketsOf(m.get(), id))
+        .description("Buckets the shard owns in the shard map routing uses now").tags("shard", id)
+        .strongReference(true).register(registry));
+  }
+
+  private static double bucketsOf(ShardMap map, String shardId) {
+    int owned = 0;
+    for (int bucket = 0; bucket < map.bucketCount(); bucket++) {
+      owned += shardId.equals(map.ownerOf(bucket)) ? 1 : 0;
+    }
+    return owned;
   }
 
   /**
