@@ -59,6 +59,24 @@ class WithoutMicrometerTest {
   public static final class Run implements Function<String[], String> {
     @Override
     public String apply(String[] primaries) {
+      // DriverManager hands a caller only drivers of its own class loader; the JVM registered the
+      // application loader's at its first use, so this loader registers its own copy, and removes it after.
+      java.sql.Driver driver = new org.postgresql.Driver();
+      try {
+        java.sql.DriverManager.registerDriver(driver);
+        return run(primaries);
+      } catch (java.sql.SQLException e) {
+        throw new IllegalStateException(e);
+      } finally {
+        try {
+          java.sql.DriverManager.deregisterDriver(driver);
+        } catch (java.sql.SQLException ignored) {
+          // not registered
+        }
+      }
+    }
+
+    private static String run(String[] primaries) {
       SessionFactory sf = Shardwise.configure().credentials("postgres", null)
           .shard("shard0", primaries[0]).shard("shard1", primaries[1])
           .entities(Account.class).schema("create").buildSessionFactory();
