@@ -132,6 +132,13 @@ class ArchitectureTest {
           + " path (router, pools, sessions) must never call into it");
 
   @ArchTest
+  static final ArchRule onlyTheMetricsImplementationUsesMicrometer = noClasses()
+      .that().resideInAPackage(RUNTIME).and().resideOutsideOfPackage("io.shardwise.hibernate.metrics.internal..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.micrometer..", "com.zaxxer.hikari.metrics.micrometer..")
+      .because("Micrometer is an optional dependency: the runtime must load and run without it, so only the"
+          + " recorder that a configured MeterRegistry selects may touch its types");
+
+  @ArchTest
   static final ArchRule publicApiNeverExposesInternals = classes()
       .that().resideInAPackage(RUNTIME).and().resideOutsideOfPackage(RUNTIME_INTERNALS)
       .should(exposeNoInternalTypes())

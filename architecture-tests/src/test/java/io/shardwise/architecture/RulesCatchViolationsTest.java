@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import io.shardwise.annotations.violation.AnnotationUsingTheQueryRules;
+import io.shardwise.hibernate.violation.RuntimeUsingMicrometer;
 import io.shardwise.hibernate.violation.RuntimeUsingTheTestkit;
 import io.shardwise.hibernate.violation.api.ApiExposingInternals;
 import io.shardwise.hibernate.violation.cyclea.UsesB;
@@ -50,6 +51,11 @@ class RulesCatchViolationsTest {
   @Test
   void runtime() {
     fails(ArchitectureTest.runtimeDependsOnNoToolOrApp, RuntimeUsingTheTestkit.class);
+  }
+
+  @Test
+  void micrometerOutsideTheMetricsImplementation() {
+    fails(ArchitectureTest.onlyTheMetricsImplementationUsesMicrometer, RuntimeUsingMicrometer.class);
   }
 
   @Test

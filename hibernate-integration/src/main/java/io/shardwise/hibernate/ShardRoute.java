@@ -2,6 +2,8 @@ package io.shardwise.hibernate;
 
 import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.internal.ShardSessions;
+import io.shardwise.hibernate.metrics.SessionKind;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.readwrite.internal.LsnText;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
@@ -43,16 +45,21 @@ public final class ShardRoute {
   private final String readShardId;
   private final boolean readOnly;
   private final ConsistencyScope scope;
+  private final ShardwiseMetrics metrics;
+  private final SessionKind kind;
   /** The unit of work's deadline in ms, 0 for none (the pool's per-call deadlines still apply). */
   private final long deadlineMs;
 
   ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
-      String readShardId, boolean readOnly, ConsistencyScope scope) {
-    this(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, 0);
+      String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics, SessionKind kind) {
+    this(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics, kind, 0);
   }
 
   private ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
-      String readShardId, boolean readOnly, ConsistencyScope scope, long deadlineMs) {
+      String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics, SessionKind kind,
+      long deadlineMs) {
+    this.metrics = metrics;
+    this.kind = kind;
     this.deadlineMs = deadlineMs;
     this.sessionFactory = sessionFactory;
     this.pins = pins;
@@ -74,7 +81,7 @@ public final class ShardRoute {
 
   /** The same shard, read-only: served by replicas where they are healthy and caught up. */
   public ShardRoute readOnly() {
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope, deadlineMs);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope, metrics, kind, deadlineMs);
   }
 
   /**
@@ -95,8 +102,8 @@ public final class ShardRoute {
       throw new IllegalArgumentException("withDeadline needs a positive duration of at most " + Integer.MAX_VALUE
           + " ms, not " + deadline);
     }
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope,
-        deadline.toMillis());
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics,
+        kind, deadline.toMillis());
   }
 
   /** The unit-of-work deadline of {@link #withDeadline}, or null when none is set. */
@@ -109,7 +116,7 @@ public final class ShardRoute {
     if (scope == null) {
       throw new IllegalArgumentException("within(scope) needs a scope: shards.consistency().scope(id)");
     }
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, deadlineMs);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics, kind, deadlineMs);
   }
 
   /**
@@ -117,7 +124,7 @@ public final class ShardRoute {
    * methods only, which know when the work starts and ends.
    */
   public Session openSession() {
-    return ShardSessions.open(sessionFactory, shardId(), readOnly);
+    return ShardSessions.open(sessionFactory, shardId(), readOnly, metrics, kind);
   }
 
   public void inSession(Consumer<Session> work) {
@@ -129,7 +136,7 @@ public final class ShardRoute {
 
   public <R> R fromSession(Function<Session, R> work) {
     String shard = requireForReads();
-    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly)) {
+    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
       if (deadlineMs != 0) {
         session.doWork(c -> ShardConnection.startDeadline(c, deadlineMs));
       }
@@ -152,7 +159,7 @@ public final class ShardRoute {
   public <R> R fromTransaction(Function<Session, R> work) {
     String shard = requireForReads();
     ReadYourWritesTracking.Writes writes = scope != null && !readOnly ? ReadYourWritesTracking.startTrackingWrites() : null;
-    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly)) {
+    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
       Transaction tx = session.beginTransaction();
       R result;
       try {

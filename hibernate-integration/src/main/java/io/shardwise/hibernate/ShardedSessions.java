@@ -2,6 +2,8 @@ package io.shardwise.hibernate;
 
 import io.shardwise.hibernate.globalindex.BackfillProgress;
 import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.metrics.SessionKind;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
@@ -44,11 +46,13 @@ public final class ShardedSessions {
   private final SessionFactory sessionFactory;
   private final ShardwiseComponents components;
   private final Router router;
+  private final ShardwiseMetrics metrics;
 
   private ShardedSessions(SessionFactory sessionFactory, ShardwiseComponents components) {
     this.sessionFactory = sessionFactory;
     this.components = components;
     this.router = components.router();
+    this.metrics = components.metrics();
   }
 
   /** The sharded sessions of a session factory configured for Shardwise. */
@@ -84,19 +88,23 @@ public final class ShardedSessions {
    */
   public ShardRoute forKey(Object key) {
     return new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key), router.readShardFor(key),
-        false, null);
+        false, null, metrics, SessionKind.KEY);
   }
 
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
   public ShardRoute forKey(long key) {
     return new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key), router.readShardFor(key),
-        false, null);
+        false, null, metrics, SessionKind.KEY);
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */
   public ShardRoute forShard(String shardId) {
+    return route(shardId, SessionKind.SHARD);
+  }
+
+  private ShardRoute route(String shardId, SessionKind kind) {
     router.map().shard(shardId);
-    return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null);
+    return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null, metrics, kind);
   }
 
   /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
@@ -107,8 +115,22 @@ public final class ShardedSessions {
   /** Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. */
   public ScatterQueries scatter() {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
-        components::scatterExecutor, (shardId, work) -> forShard(shardId).readOnly().fromTransaction(work),
-        components.config().scatter(), router::map, type -> components.model().byClass(type)));
+        components::scatterExecutor, this::readForScatter, components.config().scatter(), router::map,
+        type -> components.model().byClass(type), metrics));
+  }
+
+  /** One shard's part of a scatter query, timed per shard. */
+  private java.util.List<Object[]> readForScatter(String shardId,
+      java.util.function.Function<org.hibernate.Session, java.util.List<Object[]>> work) {
+    long started = System.nanoTime();
+    boolean failed = true;
+    try {
+      java.util.List<Object[]> rows = route(shardId, SessionKind.SCATTER).readOnly().fromTransaction(work);
+      failed = false;
+      return rows;
+    } finally {
+      metrics.scatterShard(shardId, System.nanoTime() - started, failed);
+    }
   }
 
   /**
@@ -196,9 +218,31 @@ public final class ShardedSessions {
 
   /** The same as {@link #atomically}, returning a value. */
   public <R> R fromAtomically(java.util.function.Function<CrossShardTransaction, R> work) {
-    return components.crossShard("A cross-shard transaction (atomically)").twoPhase()
-        .execute(shardId -> forShard(shardId).openSession(),
-            tx -> work.apply(new LockingTransaction(tx, type -> components.model().byClass(type))));
+    return counted(opener -> components.crossShard("A cross-shard transaction (atomically)").twoPhase()
+        .execute(opener, tx -> work.apply(new LockingTransaction(tx, type -> components.model().byClass(type)))));
+  }
+
+  /**
+   * Runs a two-phase commit with a session opener that notes the shards it touches, and counts its
+   * outcome on each of them: committed when it returns, in doubt for {@link TransactionInDoubtException},
+   * aborted for anything else (every shard was rolled back).
+   */
+  private <R> R counted(java.util.function.Function<java.util.function.Function<String, org.hibernate.Session>, R> twoPhase) {
+    Set<String> touched = new java.util.concurrent.ConcurrentSkipListSet<>();
+    ShardwiseMetrics.CrossShardOutcome outcome = ShardwiseMetrics.CrossShardOutcome.ABORTED;
+    try {
+      R result = twoPhase.apply(shardId -> {
+        touched.add(shardId);
+        return forShard(shardId).openSession();
+      });
+      outcome = ShardwiseMetrics.CrossShardOutcome.COMMITTED;
+      return result;
+    } catch (TransactionInDoubtException e) {
+      outcome = ShardwiseMetrics.CrossShardOutcome.IN_DOUBT;
+      throw e;
+    } finally {
+      metrics.crossShardOutcome(outcome, touched);
+    }
   }
 
   /** The cross-shard transactions of this session factory: recovery on demand. */
@@ -214,11 +258,11 @@ public final class ShardedSessions {
   /** Writes to {@code @ReferenceTable} entities on every shard at once, and checks that the copies agree. */
   public ReferenceTables referenceTables() {
     return new AtomicReferenceTables(sessionFactory, this::shardIds, components::model, components.pools(),
-        work -> components.crossShard("A reference-table write").twoPhase()
-            .execute(shardId -> forShard(shardId).openSession(), tx -> {
+        work -> counted(opener -> components.crossShard("A reference-table write").twoPhase()
+            .execute(opener, tx -> {
               work.accept(tx);
               return null;
-            }));
+            })));
   }
 
   /**

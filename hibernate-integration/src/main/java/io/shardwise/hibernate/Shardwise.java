@@ -3,6 +3,7 @@ package io.shardwise.hibernate;
 import io.shardwise.hibernate.spi.ShardContextResolver;
 import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.metrics.internal.Metrics;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +56,7 @@ public final class Shardwise {
     private final Map<String, String> properties = new LinkedHashMap<>();
     private final List<String> shardIds = new ArrayList<>();
     private final List<Class<?>> entities = new ArrayList<>();
+    private Object meterRegistry;
 
     private Builder() {
       properties.put("hibernate.multi_tenant_connection_provider", ShardwiseConnectionProvider.class.getName());
@@ -132,6 +134,26 @@ public final class Shardwise {
       return property(ShardwiseSettings.DDL, mode);
     }
 
+    /**
+     * Publishes Shardwise's meters (docs/operations.md) to a Micrometer {@code MeterRegistry}: sessions
+     * per shard, HikariCP's pool meters tagged with shard and role, replica lag, scatter-gather and
+     * cross-shard transaction outcomes. Typed {@code Object} so that this builder loads without
+     * Micrometer on the class path; anything but a {@code MeterRegistry} is refused.
+     */
+    public Builder meterRegistry(Object registry) {
+      if (registry == null || !Metrics.isMeterRegistry(registry)) {
+        throw new IllegalArgumentException("meterRegistry(...) takes a " + Metrics.METER_REGISTRY_TYPE + "; was "
+            + (registry == null ? "null" : "a " + registry.getClass().getName()));
+      }
+      if (meterRegistry != null && meterRegistry != registry) {
+        throw new IllegalStateException(ShardwiseSettings.METER_REGISTRY + " was already set to another registry ("
+            + meterRegistry.getClass().getName() + "); give meterRegistry(...) once. To publish to several, pass a"
+            + " Micrometer CompositeMeterRegistry.");
+      }
+      meterRegistry = registry;
+      return this;
+    }
+
     public Builder entities(Class<?>... types) {
       entities.addAll(List.of(types));
       return this;
@@ -180,6 +202,9 @@ public final class Shardwise {
     public SessionFactory buildSessionFactory() {
       Configuration cfg = new Configuration();
       properties.forEach(cfg::setProperty);
+      if (meterRegistry != null) {
+        cfg.getProperties().put(ShardwiseSettings.METER_REGISTRY, meterRegistry);
+      }
       entities.forEach(cfg::addAnnotatedClass);
       return cfg.buildSessionFactory();
     }

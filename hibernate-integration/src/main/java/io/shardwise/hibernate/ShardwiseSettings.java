@@ -230,4 +230,13 @@ public final class ShardwiseSettings {
    * (ms, default 5000; make it longer than the time a router may be cut off from the control database).
    */
   public static final String RESHARD_FENCE_GRACE = "shardwise.reshard.fence_grace_ms";
+
+  /**
+   * A Micrometer {@code MeterRegistry} (the object itself, not a name) that receives Shardwise's
+   * meters: sessions per shard, HikariCP's pool meters per shard and role, replica lag, scatter-gather
+   * and cross-shard transaction outcomes (docs/operations.md). Unset: no meters, and Micrometer need
+   * not be on the class path. {@code Shardwise.configure().meterRegistry(registry)} sets it; the Spring
+   * Boot starter sets it to the application's registry.
+   */
+  public static final String METER_REGISTRY = "shardwise.metrics.registry";
 }

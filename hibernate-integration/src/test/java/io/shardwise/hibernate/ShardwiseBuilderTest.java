@@ -20,6 +20,22 @@ class ShardwiseBuilderTest {
   }
 
   @Test
+  void aMeterRegistryIsTheRegistryObjectAndIsGivenOnce() {
+    IllegalArgumentException notARegistry = assertThrows(IllegalArgumentException.class,
+        () -> Shardwise.configure().meterRegistry("prometheusMeterRegistry"));
+    assertEquals("meterRegistry(...) takes a io.micrometer.core.instrument.MeterRegistry; was a java.lang.String",
+        notARegistry.getMessage());
+    io.micrometer.core.instrument.MeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    Shardwise.Builder b = Shardwise.configure().meterRegistry(registry);
+    assertSame(b, b.meterRegistry(registry), "the same registry again is no contradiction");
+    IllegalStateException another = assertThrows(IllegalStateException.class,
+        () -> b.meterRegistry(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+    assertEquals("shardwise.metrics.registry was already set to another registry"
+        + " (io.micrometer.core.instrument.simple.SimpleMeterRegistry); give meterRegistry(...) once. To publish to"
+        + " several, pass a Micrometer CompositeMeterRegistry.", another.getMessage());
+  }
+
+  @Test
   void theSameValueTwiceIsNoContradiction() {
     Shardwise.Builder b = Shardwise.configure().schema("update").credentials("app", "pw");
     assertSame(b, b.property(ShardwiseSettings.SCHEMA_ACTION, "update").credentials("app", "pw")

@@ -3,6 +3,7 @@ package io.shardwise.hibernate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,6 +66,20 @@ class ShardwiseConfigTest {
     assertTrue(m.contains("shardwise.pool.size = 'zero' is not a whole number"), m);
     assertTrue(m.contains("shardwise.schema.action = 'recreate'"), m);
     assertTrue(m.contains("hibernate.hbm2ddl.auto = 'update' would reach only one shard"), m);
+  }
+
+  @Test
+  void theMeterRegistrySettingTakesTheRegistryObjectNotItsName() {
+    assertNull(ShardwiseConfig.from(valid()).meterRegistry(), "no registry: no metrics");
+    Map<String, Object> p = valid();
+    io.micrometer.core.instrument.MeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    p.put(ShardwiseSettings.METER_REGISTRY, registry);
+    assertSame(registry, ShardwiseConfig.from(p).meterRegistry());
+    p.put(ShardwiseSettings.METER_REGISTRY, "meterRegistry");
+    ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p));
+    assertTrue(e.getMessage().contains("persistence unit 'shop'") && e.getMessage().contains(
+        "shardwise.metrics.registry is a java.lang.String, not a io.micrometer.core.instrument.MeterRegistry: give the"
+            + " registry object itself (Shardwise.configure().meterRegistry(registry)), not its name"), e.getMessage());
   }
 
   @Test

@@ -3,11 +3,13 @@ package io.shardwise.hibernate.internal;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import io.shardwise.hibernate.ShardSaturatedException;
 import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
@@ -38,6 +40,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
 
   private final ShardwiseConfig config;
   private final Supplier<ShardMap> maps;
+  private final ShardwiseMetrics metrics;
   private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
   private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> bulkheads = new ConcurrentHashMap<>();
@@ -45,8 +48,14 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
 
   /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
   public ShardPools(ShardwiseConfig config, Supplier<ShardMap> maps) {
+    this(config, maps, ShardwiseMetrics.none());
+  }
+
+  /** @param metrics gives each primary pool HikariCP's metrics tracker, tagged with its shard */
+  public ShardPools(ShardwiseConfig config, Supplier<ShardMap> maps, ShardwiseMetrics metrics) {
     this.config = config;
     this.maps = maps;
+    this.metrics = metrics;
   }
 
   /** A connection to the primary of {@code shardId} as the current map describes it. */
@@ -225,7 +234,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   }
 
   private HikariDataSource newPool(String shardId, String url) {
-    return newPool(config, "shardwise-" + shardId + "-primary", url, config.timeouts(shardId, false), false);
+    return newPool(config, "shardwise-" + shardId + "-primary", url, config.timeouts(shardId, false), false,
+        metrics.poolTracker(shardId, "primary", JdbcUrls.hostPort(url)));
   }
 
   /**
@@ -237,9 +247,12 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
    * value given in the URL itself wins over these.
    */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url,
-      ShardwiseConfig.NodeTimeouts timeouts, boolean readOnly) {
+      ShardwiseConfig.NodeTimeouts timeouts, boolean readOnly, MetricsTrackerFactory metrics) {
     HikariConfig hc = baseConfig(config, name, url, config.poolSize(), config.poolMinIdle(),
         timeouts.connectionTimeoutMs(), readOnly);
+    if (metrics != null) {
+      hc.setMetricsTrackerFactory(metrics);
+    }
     hc.addDataSourceProperty("connectTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
         timeouts.connectTimeoutMs())));
     hc.addDataSourceProperty("socketTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(

@@ -1,6 +1,8 @@
 package io.shardwise.hibernate.internal;
 
 import io.shardwise.hibernate.ShardContext;
+import io.shardwise.hibernate.metrics.SessionKind;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 
@@ -12,16 +14,41 @@ public final class ShardSessions {
    */
   public static final String NO_SHARD = "(no shard)";
 
+  /** The shard of the session {@link #open} is opening on this thread, for the tenant resolver. */
+  private static final ThreadLocal<String> OPENING = new ThreadLocal<>();
+
   private ShardSessions() {}
 
   /**
    * A new session bound to {@code shardId}. Hibernate asks the tenant resolver when the session
    * builder is created, before {@code tenantIdentifier(...)} applies: the resolver is answered with
-   * this shard for that moment rather than let it refuse a session that does name its shard.
+   * this shard for that moment ({@link #opening()}) rather than let it refuse a session that does
+   * name its shard, or count it as a session of the thread's {@link ShardContext}.
    */
   public static Session open(SessionFactory sessionFactory, String shardId, boolean readOnly) {
+    String outer = OPENING.get();
+    OPENING.set(shardId);
     try (ShardContext.Scope ignored = ShardContext.use(shardId)) {
       return sessionFactory.withOptions().tenantIdentifier((Object) shardId).readOnly(readOnly).openSession();
+    } finally {
+      if (outer == null) {
+        OPENING.remove();
+      } else {
+        OPENING.set(outer);
+      }
     }
+  }
+
+  /** The same, counted as a session of {@code kind} on {@code shardId}. */
+  public static Session open(SessionFactory sessionFactory, String shardId, boolean readOnly,
+      ShardwiseMetrics metrics, SessionKind kind) {
+    Session session = open(sessionFactory, shardId, readOnly);
+    metrics.sessionOpened(kind, shardId);
+    return session;
+  }
+
+  /** The shard of a session {@link #open} is opening on this thread, else null. */
+  public static String opening() {
+    return OPENING.get();
   }
 }

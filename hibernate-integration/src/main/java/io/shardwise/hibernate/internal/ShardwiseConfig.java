@@ -150,7 +150,10 @@ public final class ShardwiseConfig {
   private final Map<String, NodeTimeouts> primaryTimeoutsByShard;
   private final Map<String, NodeTimeouts> replicaTimeoutsByShard;
 
+  private final Object meterRegistry;
+
   private ShardwiseConfig(Parser p) {
+    this.meterRegistry = p.meterRegistry;
     this.primaryTimeouts = p.primaryTimeouts;
     this.breakerFailureThreshold = p.breakerFailureThreshold;
     this.bulkheadMaxConcurrent = p.bulkheadMaxConcurrent;
@@ -237,6 +240,11 @@ public final class ShardwiseConfig {
   /** Online resharding settings. */
   public Resharding resharding() {
     return resharding;
+  }
+
+  /** The Micrometer {@code MeterRegistry} of {@link ShardwiseSettings#METER_REGISTRY}, or null for no metrics. */
+  public Object meterRegistry() {
+    return meterRegistry;
   }
 
   public String user() {
@@ -390,6 +398,7 @@ public final class ShardwiseConfig {
     NodeTimeouts replicaTimeouts;
     final Map<String, NodeTimeouts> primaryTimeoutsByShard = new TreeMap<>();
     final Map<String, NodeTimeouts> replicaTimeoutsByShard = new TreeMap<>();
+    Object meterRegistry;
 
     Parser(Map<String, Object> settings) {
       this.settings = settings;
@@ -491,6 +500,7 @@ public final class ShardwiseConfig {
             + ShardwiseSettings.POOL_SIZE + " = " + poolSize + "; the pool could never be used fully. Lower the pool"
             + " size instead");
       }
+      meterRegistry = meterRegistry();
       staticMap = staticMap(buckets);
       if (staticMap == null && controlUrl == null && problems.isEmpty()) {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
@@ -662,6 +672,21 @@ public final class ShardwiseConfig {
     }
 
     /** A key under shardwise. that no component reads is a typo until proven otherwise. */
+    /** The registry object itself (the settings map carries it as it was given), checked to be Micrometer's. */
+    private Object meterRegistry() {
+      Object registry = settings.get(ShardwiseSettings.METER_REGISTRY);
+      if (registry == null || registry instanceof String text && text.isBlank()) {
+        return null;
+      }
+      if (!io.shardwise.hibernate.metrics.internal.Metrics.isMeterRegistry(registry)) {
+        problems.add(ShardwiseSettings.METER_REGISTRY + " is a " + registry.getClass().getName() + ", not a "
+            + io.shardwise.hibernate.metrics.internal.Metrics.METER_REGISTRY_TYPE + ": give the registry object"
+            + " itself (Shardwise.configure().meterRegistry(registry)), not its name");
+        return null;
+      }
+      return registry;
+    }
+
     private void rejectUnknownKeys() {
       for (String key : p.keySet()) {
         if (!isKnown(key)) {
@@ -732,7 +757,7 @@ public final class ShardwiseConfig {
 
   private static List<String> knownKeys() {
     List<String> keys = new ArrayList<>(List.of(
-        ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY,
+        ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY, ShardwiseSettings.METER_REGISTRY,
         ShardwiseSettings.RING_VNODES, ShardwiseSettings.FALLBACK, ShardwiseSettings.CONTROL_URL,
         ShardwiseSettings.CONTROL_INITIALIZE, ShardwiseSettings.DDL, ShardwiseSettings.USER, ShardwiseSettings.PASSWORD,
         ShardwiseSettings.POOL_SIZE, ShardwiseSettings.POOL_MIN_IDLE, ShardwiseSettings.CONNECTION_TIMEOUT,

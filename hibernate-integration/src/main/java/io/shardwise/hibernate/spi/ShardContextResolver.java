@@ -3,6 +3,8 @@ package io.shardwise.hibernate.spi;
 import io.shardwise.hibernate.NoShardSelectedException;
 import io.shardwise.hibernate.ShardContext;
 import io.shardwise.hibernate.internal.ShardSessions;
+import io.shardwise.hibernate.metrics.SessionKind;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 
 /**
@@ -19,10 +21,27 @@ public final class ShardContextResolver implements CurrentTenantIdentifierResolv
   /** The tenant identifier of a session opened without a shard. No shard can be named so. */
   public static final String NO_SHARD = ShardSessions.NO_SHARD;
 
+  private volatile ShardwiseMetrics metrics = ShardwiseMetrics.none();
+
+  /**
+   * Hibernate asks this once for every session it opens. A session Shardwise opens itself (by key,
+   * by shard, for a scatter query) is counted where it is opened; any other is counted here as a
+   * session of the thread's {@link ShardContext}, or of no shard.
+   */
   @Override
   public String resolveCurrentTenantIdentifier() {
+    String opening = ShardSessions.opening();
+    if (opening != null) {
+      return opening;
+    }
     String shard = ShardContext.current();
+    metrics.sessionOpened(shard == null ? SessionKind.NO_SHARD : SessionKind.CONTEXT, shard);
     return shard == null ? NO_SHARD : shard;
+  }
+
+  /** Set by {@link ShardwiseIntegrator} once the session factory's components exist. */
+  void countSessionsIn(ShardwiseMetrics metrics) {
+    this.metrics = metrics;
   }
 
   @Override

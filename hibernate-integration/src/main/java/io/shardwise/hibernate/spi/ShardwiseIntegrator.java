@@ -49,6 +49,10 @@ public final class ShardwiseIntegrator implements Integrator {
           + ShardContextResolver.class.getName()
           + " so that sessions opened inside a ShardContext are routed");
     }
+    Object tenantResolver = sessionFactory.getSessionFactoryOptions().getCurrentTenantIdentifierResolver();
+    if (tenantResolver instanceof ShardContextResolver resolver) {
+      resolver.countSessionsIn(components.metrics());
+    }
     components.installModel(ShardingModel.build(metadata, components.config().unitName()));
     requireTokenSecretWhenPinning(components);
     QueryGuards.install(translator, metadata, components.model(), components.keyValues(),

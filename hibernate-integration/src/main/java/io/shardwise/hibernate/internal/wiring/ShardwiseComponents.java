@@ -6,6 +6,8 @@ import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.query.ShardKeyValues;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import io.shardwise.hibernate.metrics.internal.Metrics;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.readwrite.InMemoryPinStore;
 import io.shardwise.hibernate.readwrite.PinStore;
@@ -41,7 +43,9 @@ import org.hibernate.event.spi.EventType;
  *   <li>{@link GlobalIndexes} and the {@link ShardGuard}: the router, the primaries and the sharding
  *       model;</li>
  *   <li>{@link CrossShardService}: a {@link ShardAccess} (router + primaries);</li>
- *   <li>{@link ScatterExecutor}: started on first use.</li>
+ *   <li>{@link ScatterExecutor}: started on first use;</li>
+ *   <li>the pools, the read path and the entry points: the {@link ShardwiseMetrics} recorder, chosen
+ *       once (a do-nothing one without a meter registry).</li>
  * </ul>
  *
  * The connection provider builds this when Hibernate configures it and hands it out through
@@ -65,20 +69,24 @@ public final class ShardwiseComponents implements AutoCloseable {
   private final ShardKeyValues keyValues;
   private volatile CrossShardService crossShard;
   private ScatterExecutor scatterExecutor;
+  private final ShardwiseMetrics metrics;
 
   private ShardwiseComponents(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
+    this.metrics = Metrics.of(config.meterRegistry());
     this.config = config;
     this.control = control;
     this.maps = maps;
     this.router = Router.following(maps, map -> ShardingStrategies.build(config.strategy(), map),
         config.unitName());
-    this.pools = new ShardPools(config, router::map);
+    metrics.watchShardMap(router::map);
+    maps.addListener(metrics::shardMapPublished);
+    this.pools = new ShardPools(config, router::map, metrics);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
     this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),
         config.unitName(), config.pinTtlMs());
     this.globalIndexes = new GlobalIndexes(router, pools, this::model, config.ddlCreate());
     this.keyValues = new ShardKeyValues(router);
-    this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable);
+    this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable, metrics);
   }
 
   public static ShardwiseComponents start(ShardwiseConfig config) {
@@ -146,6 +154,11 @@ public final class ShardwiseComponents implements AutoCloseable {
 
   public ShardPools pools() {
     return pools;
+  }
+
+  /** The recorder chosen once at start: Micrometer meters, or the do-nothing one when no registry is configured. */
+  public ShardwiseMetrics metrics() {
+    return metrics;
   }
 
   /** A connection for a session opened without a shard: reference tables only (see {@link ReadPath#noShardConnection}). */

@@ -8,6 +8,7 @@ import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.Pin;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
@@ -39,16 +40,18 @@ public final class ReadPath implements AutoCloseable {
   private final LongAdder replicaReads = new LongAdder();
   private final LongAdder primaryReads = new LongAdder();
   private final AtomicInteger noShardTurn = new AtomicInteger();
+  private final ShardwiseMetrics metrics;
 
   private ReadPath(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
-      Function<String, String> entityOfTable) {
+      Function<String, String> entityOfTable, ShardwiseMetrics metrics) {
+    this.metrics = metrics;
     this.primaries = primaries;
     this.config = config;
     this.maps = maps;
     this.entityOfTable = entityOfTable;
-    this.replicas = new ReplicaPools(config, primaries::retire);
+    this.replicas = new ReplicaPools(config, primaries::retire, metrics);
     this.selector = ReplicaSelector.of(config.leastOutstanding());
-    this.monitor = new ReplicaMonitor(config, primaries, replicas, maps);
+    this.monitor = new ReplicaMonitor(config, primaries, replicas, maps, metrics);
   }
 
   /**
@@ -58,7 +61,13 @@ public final class ReadPath implements AutoCloseable {
    */
   public static ReadPath start(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
       Function<String, String> entityOfTable) {
-    ReadPath path = new ReadPath(config, primaries, maps, entityOfTable);
+    return start(config, primaries, maps, entityOfTable, ShardwiseMetrics.none());
+  }
+
+  /** The same, reporting reads, replica pools and replica lag to {@code metrics}. */
+  public static ReadPath start(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
+      Function<String, String> entityOfTable, ShardwiseMetrics metrics) {
+    ReadPath path = new ReadPath(config, primaries, maps, entityOfTable, metrics);
     path.monitor.start();
     return path;
   }
@@ -74,10 +83,15 @@ public final class ReadPath implements AutoCloseable {
       Connection replica = replicaConnection(nodes, minLsn, maxWait);
       if (replica != null) {
         replicaReads.increment();
+        metrics.readServed(shardId, true);
         return replica;
       }
     }
     primaryReads.increment();
+    metrics.readServed(shardId, false);
+    if (requirement != null && !nodes.isEmpty()) {
+      metrics.pinnedReadOnPrimary(shardId);
+    }
     return ReadOnlyConnection.wrap(primaries.primary(map, shardId), null, shardId, entityOfTable);
   }
 

@@ -4,6 +4,7 @@ import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.routing.ShardMap;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -39,8 +40,13 @@ final class ReplicaMonitor implements AutoCloseable {
   private final Supplier<ShardMap> maps;
   private final ScheduledExecutorService scheduler;
   private final Map<ReplicaNode, Connection> connections = new HashMap<>();
+  private final ShardwiseMetrics metrics;
+  /** Replicas whose gauges are published (monitor thread, under this monitor's lock). */
+  private final Set<ReplicaNode> watched = new HashSet<>();
 
-  ReplicaMonitor(ShardwiseConfig config, ShardPools pools, ReplicaPools replicas, Supplier<ShardMap> maps) {
+  ReplicaMonitor(ShardwiseConfig config, ShardPools pools, ReplicaPools replicas, Supplier<ShardMap> maps,
+      ShardwiseMetrics metrics) {
+    this.metrics = metrics;
     this.config = config;
     this.pools = pools;
     this.replicas = replicas;
@@ -72,11 +78,20 @@ final class ReplicaMonitor implements AutoCloseable {
         long primaryLsn = primaryLsn(map, shardId);
         for (ReplicaNode replica : nodes) {
           check(replica, primaryLsn);
+          if (watched.add(replica)) {
+            metrics.watchReplica(replica.shardId, JdbcUrls.hostPort(replica.url), replica::status);
+          }
         }
       }
       for (ReplicaNode replica : List.copyOf(connections.keySet())) {
         if (!inMap.contains(replica)) {
           closeConnection(replica);
+        }
+      }
+      for (ReplicaNode replica : List.copyOf(watched)) {
+        if (!inMap.contains(replica)) {
+          watched.remove(replica);
+          metrics.forgetReplica(replica.shardId, JdbcUrls.hostPort(replica.url));
         }
       }
     } catch (RuntimeException e) {

@@ -6,6 +6,7 @@ import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,7 +48,10 @@ final class ReplicaNode {
   /** The monitor's own previous reading (monitor thread only), to tell a replica that went back. */
   long monitorReplayLsn = -1;
 
-  ReplicaNode(String shardId, String url, ShardwiseConfig config) {
+  private final ShardwiseMetrics metrics;
+
+  ReplicaNode(String shardId, String url, ShardwiseConfig config, ShardwiseMetrics metrics) {
+    this.metrics = metrics;
     this.shardId = shardId;
     this.url = url;
     this.config = config;
@@ -89,7 +93,8 @@ final class ReplicaNode {
         p = pool;
         if (p == null) {
           p = new RetiringPool(url, ShardPools.newPool(config, "shardwise-" + shardId + "-replica-"
-              + JdbcUrls.hostPort(url), url, config.timeouts(shardId, true), true));
+              + JdbcUrls.hostPort(url), url, config.timeouts(shardId, true), true,
+              metrics.poolTracker(shardId, "replica", JdbcUrls.hostPort(url))));
           pool = p;
         }
       }

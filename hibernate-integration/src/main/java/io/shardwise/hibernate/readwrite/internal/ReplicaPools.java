@@ -4,6 +4,7 @@ import io.shardwise.hibernate.internal.RetiringPool;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,10 +20,12 @@ import java.util.function.Consumer;
 final class ReplicaPools implements AutoCloseable {
   private final ShardwiseConfig config;
   private final Consumer<RetiringPool> retire;
+  private final ShardwiseMetrics metrics;
   private final Map<String, List<ReplicaNode>> replicas = new ConcurrentHashMap<>();
 
   /** @param retire takes a dropped replica's pool out of use and closes it once drained */
-  ReplicaPools(ShardwiseConfig config, Consumer<RetiringPool> retire) {
+  ReplicaPools(ShardwiseConfig config, Consumer<RetiringPool> retire, ShardwiseMetrics metrics) {
+    this.metrics = metrics;
     this.config = config;
     this.retire = retire;
   }
@@ -49,7 +52,7 @@ final class ReplicaPools implements AutoCloseable {
     List<ReplicaNode> fresh = new ArrayList<>();
     for (String url : urls) {
       fresh.add(old.stream().filter(n -> n.url.equals(url)).findFirst()
-          .orElseGet(() -> new ReplicaNode(shardId, url, config)));
+          .orElseGet(() -> new ReplicaNode(shardId, url, config, metrics)));
     }
     replicas.put(shardId, List.copyOf(fresh));
     for (ReplicaNode gone : old) {

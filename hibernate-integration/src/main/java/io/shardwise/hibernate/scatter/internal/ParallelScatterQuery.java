@@ -188,6 +188,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         break; // reference tables only: every shard holds the same rows
       }
     }
+    context.metrics().scatterFanOut(tasks.size());
     ScatterExecutor.Outcome<List<Object[]>> outcome =
         context.executor().get().run(tasks, deadlineNanos, policy == ShardFailurePolicy.FAIL);
     for (Throwable error : outcome.errors().values()) {

@@ -2,6 +2,7 @@ package io.shardwise.hibernate.scatter.internal;
 
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.routing.ShardMap;
 import java.util.List;
 import java.util.Set;
@@ -22,10 +23,12 @@ import org.hibernate.SessionFactory;
  * @param settings {@code shardwise.scatter.*}: the row cap and the cursor's fetch size
  * @param map the current shard map: while buckets move, which shard serves the reads of each
  * @param entity what Shardwise knows of an entity class (its shard key), or null
+ * @param metrics where each query's fan-out is recorded (the reader times each shard's part)
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
-    ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity) {
+    ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
+    ShardwiseMetrics metrics) {
 
   /** Runs {@code work} in a read-only transaction on one shard. */
   @FunctionalInterface

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
@@ -34,8 +35,8 @@ class ReplicaMonitorTest {
         "shardwise.shard.s0.replicas", replica.jdbcUrl(), "shardwise.user", "postgres"));
     AtomicReference<ShardMap> map = new AtomicReference<>(config.staticMap());
     try (ShardPools pools = new ShardPools(config, map::get);
-        ReplicaPools replicas = new ReplicaPools(config, pools::retire);
-        ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get)) {
+        ReplicaPools replicas = new ReplicaPools(config, pools::retire, ShardwiseMetrics.none());
+        ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get, ShardwiseMetrics.none())) {
       monitor.checkAll();
       assertEquals(1, monitorConnections(replica), "the monitor watches the replica over its own connection");
 
@@ -54,8 +55,8 @@ class ReplicaMonitorTest {
         "shardwise.shard.s0.replicas", replica.jdbcUrl(), "shardwise.user", "postgres"));
     AtomicReference<ShardMap> map = new AtomicReference<>(config.staticMap());
     try (ShardPools pools = new ShardPools(config, map::get);
-        ReplicaPools replicas = new ReplicaPools(config, pools::retire);
-        ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get)) {
+        ReplicaPools replicas = new ReplicaPools(config, pools::retire, ShardwiseMetrics.none());
+        ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get, ShardwiseMetrics.none())) {
       ReplicaNode node = replicas.of(map.get(), "s0").get(0);
       Connection reading = node.borrow();
       reading.setAutoCommit(false);

@@ -92,6 +92,25 @@ public class ShardwiseAutoConfiguration {
     };
   }
 
+  /**
+   * Shardwise's meters (docs/operations.md) go to the application's {@code MeterRegistry} when there
+   * is one; nothing here loads while Micrometer is not on the class path.
+   */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+  static class MetricsConfiguration {
+    @Bean
+    HibernatePropertiesCustomizer shardwiseMeterRegistryCustomizer(
+        ObjectProvider<io.micrometer.core.instrument.MeterRegistry> registry) {
+      return hibernate -> {
+        io.micrometer.core.instrument.MeterRegistry unique = registry.getIfUnique();
+        if (unique != null) {
+          hibernate.put(io.shardwise.hibernate.ShardwiseSettings.METER_REGISTRY, unique);
+        }
+      };
+    }
+  }
+
   @Bean
   @ConditionalOnMissingBean(TransactionManager.class)
   public PlatformTransactionManager transactionManager(

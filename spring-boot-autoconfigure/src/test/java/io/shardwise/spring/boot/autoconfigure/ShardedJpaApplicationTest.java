@@ -94,6 +94,21 @@ class ShardedJpaApplicationTest {
   }
 
   @Test
+  void shardwiseMetersGoToTheApplicationsMeterRegistry() {
+    io.micrometer.core.instrument.MeterRegistry meters = context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+    double before = contextSessions(meters, "s1");
+    shop.place(MERCHANT_ON_S1, 3, 900);
+    assertEquals(1, contextSessions(meters, "s1") - before, "one EntityManager, opened in the shard context of s1");
+    assertThat(meters.find("hikaricp.connections").tags("shard", "s1", "role", "primary").gauge()).isNotNull();
+  }
+
+  private static double contextSessions(io.micrometer.core.instrument.MeterRegistry meters, String shard) {
+    io.micrometer.core.instrument.Counter c = meters.find("shardwise.sessions").tags("shard", shard, "kind", "context")
+        .counter();
+    return c == null ? 0 : c.count();
+  }
+
+  @Test
   void writesLandOnTheShardOfTheirKeyOnly() throws SQLException {
     shop.place(MERCHANT_ON_S0, 1, 500);
     shop.place(MERCHANT_ON_S1, 2, 700);

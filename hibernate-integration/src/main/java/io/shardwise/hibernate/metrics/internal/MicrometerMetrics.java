@@ -1,0 +1,268 @@
+package io.shardwise.hibernate.metrics.internal;
+
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.shardwise.hibernate.metrics.SessionKind;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.routing.ShardMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Shardwise's meters in a Micrometer registry (docs/operations.md has the table).
+ *
+ * <p>The hot path is {@link #sessionOpened}: it finds the shard's counters in an array by the
+ * identity of the router's shard id string, then the kind's counter by ordinal. No tags are built
+ * and no map is consulted per call; the meters of a shard are registered the first time it is
+ * seen (a shard added to the map later gets them then).
+ */
+final class MicrometerMetrics implements ShardwiseMetrics {
+  static final String SESSIONS = "shardwise.sessions";
+  static final String READS = "shardwise.reads";
+  static final String PINNED_READS = "shardwise.ryw.primary.reads";
+  static final String REPLICA_LAG_BYTES = "shardwise.replica.lag.bytes";
+  static final String REPLICA_LAG = "shardwise.replica.lag";
+  static final String REPLICA_HEALTHY = "shardwise.replica.healthy";
+  static final String SCATTER_FANOUT = "shardwise.scatter.fanout";
+  static final String SCATTER_SHARD = "shardwise.scatter.shard";
+  static final String CROSS_SHARD = "shardwise.crossshard.transactions";
+  static final String MAP_VERSION = "shardwise.shardmap.version";
+  static final String MAP_CHANGES = "shardwise.shardmap.changes";
+  static final String SHARD_BUCKETS = "shardwise.shard.buckets";
+
+  /** The {@code shard} tag of a session opened without a shard. */
+  static final String NO_SHARD_TAG = "none";
+
+  private static final SessionKind[] KINDS = SessionKind.values();
+
+  private final MeterRegistry registry;
+  private final PerShard<Counter[]> sessions;
+  private final Counter noShardSessions;
+  private final PerShard<Counter[]> reads;
+  private final PerShard<Counter> pinnedReads;
+  private final PerShard<Timer[]> scatterShards;
+  private final DistributionSummary fanOut;
+  private final Map<CrossShardOutcome, PerShard<Counter>> crossShard = new ConcurrentHashMap<>();
+  private final Map<String, List<Meter>> replicaGauges = new ConcurrentHashMap<>();
+  private final Map<String, Gauge> bucketGauges = new ConcurrentHashMap<>();
+  private volatile Supplier<ShardMap> currentMap;
+  private final java.util.concurrent.atomic.AtomicLong lastVersion = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
+  private Counter mapChanges;
+
+  private MicrometerMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.sessions = new PerShard<>(shard -> {
+      Counter[] byKind = new Counter[KINDS.length];
+      for (SessionKind kind : KINDS) {
+        byKind[kind.ordinal()] = sessionCounter(kind, shard);
+      }
+      return byKind;
+    });
+    this.noShardSessions = sessionCounter(SessionKind.NO_SHARD, NO_SHARD_TAG);
+    this.reads = new PerShard<>(shard -> new Counter[] {
+        Counter.builder(READS).description("Read-only connections handed out, by the server role that served them")
+            .tags("shard", shard, "role", "primary").register(registry),
+        Counter.builder(READS).description("Read-only connections handed out, by the server role that served them")
+            .tags("shard", shard, "role", "replica").register(registry)});
+    this.pinnedReads = new PerShard<>(shard -> Counter.builder(PINNED_READS)
+        .description("Reads of a read-your-writes scope that a primary served because the scope's pin required it")
+        .tags("shard", shard, "role", "primary").register(registry));
+    this.scatterShards = new PerShard<>(shard -> new Timer[] {scatterTimer(shard, "success"),
+        scatterTimer(shard, "error")});
+    this.fanOut = DistributionSummary.builder(SCATTER_FANOUT).baseUnit("shards")
+        .description("Shards one scatter-gather query was sent to").register(registry);
+  }
+
+  /** The recorder for {@code registry}, which must be a Micrometer {@code MeterRegistry}. */
+  static MicrometerMetrics bind(Object registry) {
+    return new MicrometerMetrics((MeterRegistry) registry);
+  }
+
+  private Counter sessionCounter(SessionKind kind, String shard) {
+    return Counter.builder(SESSIONS).description("Sessions opened, by shard and by how the shard was chosen")
+        .tags("shard", shard, "kind", kind.tag()).register(registry);
+  }
+
+  private Timer scatterTimer(String shard, String outcome) {
+    return Timer.builder(SCATTER_SHARD).description("One shard's part of a scatter-gather query")
+        .tags("shard", shard, "outcome", outcome).register(registry);
+  }
+
+  @Override
+  public void sessionOpened(SessionKind kind, String shardId) {
+    if (shardId == null) {
+      noShardSessions.increment();
+      return;
+    }
+    sessions.get(shardId)[kind.ordinal()].increment();
+  }
+
+  @Override
+  public void readServed(String shardId, boolean byReplica) {
+    reads.get(shardId)[byReplica ? 1 : 0].increment();
+  }
+
+  @Override
+  public void pinnedReadOnPrimary(String shardId) {
+    pinnedReads.get(shardId).increment();
+  }
+
+  /**
+   * HikariCP's own tracker, registering into a composite registry of this pool alone whose common
+   * tags (shard, role, node) are added to every meter before it reaches the application's registry;
+   * HikariCP's {@code pool} tag stays.
+   */
+  @Override
+  public MetricsTrackerFactory poolTracker(String shardId, String role, String node) {
+    CompositeMeterRegistry tagged = new CompositeMeterRegistry(registry.config().clock());
+    tagged.config().commonTags("shard", shardId, "role", role, "node", node);
+    tagged.add(registry);
+    return new MicrometerMetricsTrackerFactory(tagged);
+  }
+
+  @Override
+  public void watchReplica(String shardId, String node, Supplier<ReplicaStatus> status) {
+    replicaGauges.computeIfAbsent(shardId + '\n' + node, k -> List.of(
+        Gauge.builder(REPLICA_LAG_BYTES, status, s -> nonNegativeOrNaN(s.get().lagBytes())).baseUnit("bytes")
+            .description("WAL bytes the replica has yet to replay (NaN when unknown)")
+            .tags("shard", shardId, "role", "replica", "node", node).strongReference(true).register(registry),
+        Gauge.builder(REPLICA_LAG, status, s -> {
+              double ms = nonNegativeOrNaN(s.get().lagMillis());
+              return ms / 1000.0;
+            }).baseUnit("seconds")
+            .description("How far behind its primary the replica replays (NaN when unknown)")
+            .tags("shard", shardId, "role", "replica", "node", node).strongReference(true).register(registry),
+        Gauge.builder(REPLICA_HEALTHY, status, s -> s.get().healthy() ? 1 : 0)
+            .description("1 while the replica serves reads (reachable, replaying, within the lag limits), else 0")
+            .tags("shard", shardId, "role", "replica", "node", node).strongReference(true).register(registry)));
+  }
+
+  private static double nonNegativeOrNaN(long value) {
+    return value < 0 ? Double.NaN : value;
+  }
+
+  @Override
+  public void forgetReplica(String shardId, String node) {
+    List<Meter> gauges = replicaGauges.remove(shardId + '\n' + node);
+    if (gauges != null) {
+      gauges.forEach(registry::remove);
+    }
+  }
+
+  @Override
+  public void scatterFanOut(int shards) {
+    fanOut.record(shards);
+  }
+
+  @Override
+  public void scatterShard(String shardId, long nanos, boolean failed) {
+    scatterShards.get(shardId)[failed ? 1 : 0].record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void crossShardOutcome(CrossShardOutcome outcome, Set<String> shardIds) {
+    PerShard<Counter> counters = crossShard.computeIfAbsent(outcome, o -> new PerShard<>(shard ->
+        Counter.builder(CROSS_SHARD).description("Cross-shard (two-phase commit) transactions, by how they ended,"
+            + " counted once for each shard they touched").tags("shard", shard, "outcome", o.tag()).register(registry)));
+    for (String shardId : shardIds) {
+      counters.get(shardId).increment();
+    }
+  }
+
+  @Override
+  public void watchShardMap(Supplier<ShardMap> current) {
+    currentMap = current;
+    mapChanges = Counter.builder(MAP_CHANGES).description("New shard map versions this instance's router was given")
+        .register(registry);
+    Gauge.builder(MAP_VERSION, current, maps -> maps.get().version())
+        .description("Version of the shard map this instance routes with").strongReference(true).register(registry);
+    ShardMap map = current.get();
+    lastVersion.set(map.version());
+    map.shards().keySet().forEach(this::watchBuckets);
+  }
+
+  @Override
+  public void shardMapPublished(ShardMap map) {
+    long before = lastVersion.getAndAccumulate(map.version(), Math::max);
+    if (map.version() > before && mapChanges != null) {
+      mapChanges.increment();
+    }
+    if (currentMap != null) {
+      map.shards().keySet().forEach(this::watchBuckets);
+    }
+  }
+
+  private void watchBuckets(String shardId) {
+    Supplier<ShardMap> maps = currentMap;
+    bucketGauges.computeIfAbsent(shardId, id -> Gauge.builder(SHARD_BUCKETS, maps, m -> bucketsOf(m.get(), id))
+        .description("Buckets the shard owns in the shard map routing uses now").tags("shard", id)
+        .strongReference(true).register(registry));
+  }
+
+  private static double bucketsOf(ShardMap map, String shardId) {
+    int owned = 0;
+    for (int bucket = 0; bucket < map.bucketCount(); bucket++) {
+      owned += shardId.equals(map.ownerOf(bucket)) ? 1 : 0;
+    }
+    return owned;
+  }
+
+  /**
+   * Meters of one shard, found by the identity of its id: the router hands out the same string
+   * instances, so the first pass finds them without comparing characters. A shard seen for the first
+   * time gets its meters under a lock, and a new array.
+   */
+  static final class PerShard<M> {
+    private record Entry<M>(String shardId, M meters) {}
+
+    private final Function<String, M> create;
+    @SuppressWarnings("unchecked")
+    private volatile Entry<M>[] entries = new Entry[0];
+
+    PerShard(Function<String, M> create) {
+      this.create = create;
+    }
+
+    M get(String shardId) {
+      Entry<M>[] es = entries;
+      for (Entry<M> e : es) {
+        if (e.shardId == shardId) {
+          return e.meters;
+        }
+      }
+      for (Entry<M> e : es) {
+        if (e.shardId.equals(shardId)) {
+          return e.meters;
+        }
+      }
+      return add(shardId);
+    }
+
+    private synchronized M add(String shardId) {
+      Entry<M>[] es = entries;
+      for (Entry<M> e : es) {
+        if (e.shardId.equals(shardId)) {
+          return e.meters;
+        }
+      }
+      M meters = create.apply(shardId);
+      Entry<M>[] grown = java.util.Arrays.copyOf(es, es.length + 1);
+      grown[es.length] = new Entry<>(shardId, meters);
+      entries = grown;
+      return meters;
+    }
+  }
+}

@@ -1,0 +1,231 @@
+package io.shardwise.hibernate;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.shardwise.hibernate.bank.Account;
+import io.shardwise.hibernate.readwrite.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
+import io.shardwise.hibernate.rw.Profile;
+import io.shardwise.hibernate.rw.TimedProfile;
+import io.shardwise.testkit.PostgresShard;
+import io.shardwise.testkit.PostgresTopology;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.hibernate.Session;
+import org.hibernate.SessionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Micrometer meters on real PostgreSQL (two shards, one streaming replica each, the control
+ * database on shard 0): after known operations each counter holds exactly the expected value for
+ * each shard tag. Counters are compared before and after each operation, so the tests share one
+ * session factory and do not depend on their order.
+ */
+@ShardedPostgres(shards = 2, replicas = 1)
+class MetricsTest {
+  private static final String S0 = "shard0";
+  private static final String S1 = "shard1";
+  private static final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private static SessionFactory sessionFactory;
+  private static ShardedSessions shards;
+  private static final AtomicLong nextKey = new AtomicLong(1_000);
+
+  @BeforeAll
+  static void start(PostgresTopology pg) {
+    Shardwise.Builder b = BankFixture.builder(pg).entities(Profile.class, TimedProfile.class)
+        .property(ShardwiseSettings.RYW_SECRET, "0123456789abcdef0123456789abcdef-test-only")
+        .meterRegistry(registry);
+    for (PostgresShard shard : pg.shards()) {
+      b.replica(ShopFixture.shardId(shard.index()), shard.replica(0).jdbcUrl());
+    }
+    sessionFactory = b.schema("create").buildSessionFactory();
+    shards = ShardedSessions.of(sessionFactory);
+    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      shards.checkReplicasNow();
+      return shards.replicaStatus().stream().allMatch(ReplicaStatus::healthy);
+    });
+  }
+
+  @AfterAll
+  static void stop() {
+    if (sessionFactory != null) {
+      sessionFactory.close();
+    }
+  }
+
+  @Test
+  void sessionsAreCountedPerShardAndKind() {
+    double key0 = sessions(S0, "key");
+    double key1 = sessions(S1, "key");
+    for (int i = 0; i < 3; i++) {
+      long k = keyOn(S0);
+      shards.forKey(k).inTransaction(s -> s.persist(new Account(k, 10)));
+    }
+    for (int i = 0; i < 2; i++) {
+      long k = keyOn(S1);
+      shards.forKey(k).readOnly().fromSession(s -> s.find(Account.class, k));
+    }
+    assertEquals(3, sessions(S0, "key") - key0);
+    assertEquals(2, sessions(S1, "key") - key1);
+
+    double shard1 = sessions(S1, "shard");
+    shards.forShard(S1).inSession(s -> s.createNativeQuery("select 1", Integer.class).getSingleResult());
+    assertEquals(1, sessions(S1, "shard") - shard1);
+
+    double context0 = sessions(S0, "context");
+    try (ShardContext.Scope ignored = shards.contextForKey(keyOn(S0)); Session s = sessionFactory.openSession()) {
+      s.createNativeQuery("select 1", Integer.class).getSingleResult();
+    }
+    assertEquals(1, sessions(S0, "context") - context0);
+
+    double noShard = sessions("none", "no-shard");
+    try (Session s = sessionFactory.openSession()) {
+      assertNotNull(s);
+    }
+    assertEquals(1, sessions("none", "no-shard") - noShard);
+  }
+
+  @Test
+  void scatterRecordsFanOutAndOneTimedPartPerShard() {
+    long fanOutCount = registry.get("shardwise.scatter.fanout").summary().count();
+    double fanOutTotal = registry.get("shardwise.scatter.fanout").summary().totalAmount();
+    long timed0 = scatterTimer(S0);
+    long timed1 = scatterTimer(S1);
+    double scatter0 = sessions(S0, "scatter");
+    shards.scatter().createQuery("select a.id from Account a", Long.class).getResultList();
+    assertEquals(1, registry.get("shardwise.scatter.fanout").summary().count() - fanOutCount);
+    assertEquals(2, registry.get("shardwise.scatter.fanout").summary().totalAmount() - fanOutTotal);
+    assertEquals(1, scatterTimer(S0) - timed0);
+    assertEquals(1, scatterTimer(S1) - timed1);
+    assertEquals(1, sessions(S0, "scatter") - scatter0);
+  }
+
+  @Test
+  void poolMetersOfHikariCpCarryShardRoleAndNode() {
+    long k0 = keyOn(S0);
+    long k1 = keyOn(S1);
+    shards.forKey(k0).inTransaction(s -> s.find(Account.class, k0));
+    shards.forKey(k1).inTransaction(s -> s.find(Account.class, k1));
+    shards.forKey(k0).readOnly().inSession(s -> s.find(Account.class, k0));
+    shards.forKey(k1).readOnly().inSession(s -> s.find(Account.class, k1));
+    for (String shard : new String[] {S0, S1}) {
+      for (String role : new String[] {"primary", "replica"}) {
+        Gauge total = registry.find("hikaricp.connections").tags("shard", shard, "role", role).gauge();
+        assertNotNull(total, "hikaricp.connections of " + shard + " " + role);
+        assertTrue(total.getId().getTag("node").matches(".+:\\d+"), total.getId().toString());
+        assertTrue(total.getId().getTag("pool").startsWith("shardwise-" + shard + "-" + role),
+            total.getId().toString());
+      }
+    }
+  }
+
+  @Test
+  void everyReplicaHasLagAndStateGauges() {
+    for (String shard : new String[] {S0, S1}) {
+      Gauge lagBytes = registry.find("shardwise.replica.lag.bytes").tags("shard", shard, "role", "replica").gauge();
+      Gauge lag = registry.find("shardwise.replica.lag").tags("shard", shard, "role", "replica").gauge();
+      Gauge healthy = registry.find("shardwise.replica.healthy").tags("shard", shard, "role", "replica").gauge();
+      assertNotNull(lagBytes, shard);
+      assertNotNull(lag, shard);
+      assertNotNull(healthy, shard);
+      assertTrue(lagBytes.value() >= 0, "lag of a checked, streaming replica is known: " + lagBytes.value());
+      assertEquals(1, healthy.value());
+      assertEquals(1, registry.find("shardwise.replica.healthy").tags("shard", shard).gauges().size(),
+          "one replica per shard");
+    }
+  }
+
+  @Test
+  void readsPinnedToThePrimaryAreCounted() {
+    long user = keyOn(S1);
+    ConsistencyScope scope = shards.consistency().scope("user:" + user);
+    double pinned = counter("shardwise.ryw.primary.reads", S1);
+    double primaryReads = registry.get("shardwise.reads").tags("shard", S1, "role", "primary").counter().count();
+    shards.forKey(user).within(scope).inTransaction(s -> s.persist(new TimedProfile(user, "v1")));
+    shards.forKey(user).within(scope).readOnly().fromSession(s -> s.find(TimedProfile.class, user));
+    assertEquals(1, counter("shardwise.ryw.primary.reads", S1) - pinned);
+    assertEquals(1, registry.get("shardwise.reads").tags("shard", S1, "role", "primary").counter().count()
+        - primaryReads);
+  }
+
+  @Test
+  void crossShardOutcomesAreCountedOnEveryShardTouched() {
+    long a = keyOn(S0);
+    long b = keyOn(S1);
+    shards.forKey(a).inTransaction(s -> s.persist(new Account(a, 100)));
+    shards.forKey(b).inTransaction(s -> s.persist(new Account(b, 100)));
+    double committed0 = crossShard(S0, "committed");
+    double committed1 = crossShard(S1, "committed");
+    double aborted0 = crossShard(S0, "aborted");
+    double aborted1 = crossShard(S1, "aborted");
+    BankFixture.transfer(shards, "t-" + a, a, b, 5);
+    assertEquals(1, crossShard(S0, "committed") - committed0);
+    assertEquals(1, crossShard(S1, "committed") - committed1);
+
+    assertThrows(IllegalStateException.class, () -> shards.atomically(tx -> {
+      tx.on(a, s -> s.find(Account.class, a).withdraw(1));
+      tx.on(b, s -> s.find(Account.class, b).deposit(1));
+      throw new IllegalStateException("changed my mind");
+    }));
+    assertEquals(1, crossShard(S0, "aborted") - aborted0);
+    assertEquals(1, crossShard(S1, "aborted") - aborted1);
+    assertNull(registry.find("shardwise.crossshard.transactions").tags("outcome", "in-doubt").counter());
+  }
+
+  @Test
+  void theShardMapVersionAndEachShardsBucketsArePublished() {
+    io.shardwise.hibernate.routing.ShardMap map = shards.shardMap();
+    assertEquals(map.version(), registry.get("shardwise.shardmap.version").gauge().value());
+    double total = 0;
+    for (String shard : new String[] {S0, S1}) {
+      int owned = 0;
+      for (int bucket = 0; bucket < map.bucketCount(); bucket++) {
+        owned += map.ownerOf(bucket).equals(shard) ? 1 : 0;
+      }
+      double gauge = registry.get("shardwise.shard.buckets").tags("shard", shard).gauge().value();
+      assertEquals(owned, gauge, shard);
+      total += gauge;
+    }
+    assertEquals(map.bucketCount(), total);
+    assertNotNull(registry.find("shardwise.shardmap.changes").counter());
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------------
+
+  private static long keyOn(String shardId) {
+    return BankFixture.key(shards, shardId, nextKey.incrementAndGet());
+  }
+
+  private static double sessions(String shard, String kind) {
+    Counter c = registry.find("shardwise.sessions").tags("shard", shard, "kind", kind).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  private static double counter(String name, String shard) {
+    Counter c = registry.find(name).tags("shard", shard).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  private static double crossShard(String shard, String outcome) {
+    Counter c = registry.find("shardwise.crossshard.transactions").tags("shard", shard, "outcome", outcome).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  private static long scatterTimer(String shard) {
+    Timer t = registry.find("shardwise.scatter.shard").tags("shard", shard, "outcome", "success").timer();
+    return t == null ? 0 : t.count();
+  }
+}
