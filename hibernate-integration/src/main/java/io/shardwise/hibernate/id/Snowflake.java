@@ -3,6 +3,7 @@ package io.shardwise.hibernate.id;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongPredicate;
 
 /**
  * A lock-free Snowflake id generator for one worker id: 64-bit, positive, time-ordered ids laid
@@ -166,6 +167,38 @@ public final class Snowflake {
         return ((next & ~sequenceMask) << workerBits) | workerPart | (next & sequenceMask);
       }
     }
+  }
+
+  /**
+   * The next id that {@code accept} accepts, drawing ids in order and dropping the others (their
+   * sequence numbers are simply not used). For an id that must route to one shard of {@code S}
+   * equally weighted shards a call draws {@code S} ids on average; the draws are independent
+   * because routing hashes the id.
+   *
+   * @param maxDraws how many ids to draw at most
+   * @throws IllegalStateException when none of {@code maxDraws} ids is accepted (the message says
+   *     how many were drawn); nothing is lost but sequence numbers
+   * @throws ClockMovedBackwardsException as {@link #nextId()}
+   * @throws WorkerLeaseLostException as {@link #nextId()}
+   */
+  public long nextIdMatching(LongPredicate accept, int maxDraws) {
+    return nextIdMatching(accept, maxDraws, maxLeadMillis - BORROW_MILLIS);
+  }
+
+  /** {@link #nextIdMatching(LongPredicate, int)} with the caller's step-back tolerance. */
+  long nextIdMatching(LongPredicate accept, int maxDraws, long maxStepBackMillis) {
+    if (maxDraws < 1) {
+      throw new IllegalArgumentException("maxDraws = " + maxDraws + ": draw at least one id");
+    }
+    for (int draw = 0; draw < maxDraws; draw++) {
+      long id = nextId(maxStepBackMillis);
+      if (accept.test(id)) {
+        return id;
+      }
+    }
+    throw new IllegalStateException("none of " + maxDraws + " ids drawn from " + this + " was accepted: the"
+        + " condition accepts too few ids (an id routed to a shard that owns no bucket, or a range no time-ordered"
+        + " id reaches?)");
   }
 
   public SnowflakeLayout layout() {

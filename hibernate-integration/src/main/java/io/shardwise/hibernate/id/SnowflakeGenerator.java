@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongPredicate;
 import org.hibernate.engine.config.spi.ConfigurationService;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.generator.BeforeExecutionGenerator;
@@ -141,10 +142,34 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
     Object get(String name);
   }
 
+  /**
+   * A new id, or the id the application already set: {@code @SnowflakeId} never overwrites an
+   * assigned id (Shardwise's write guard then checks that it belongs to the session's shard). An id
+   * of 0 counts as not set — the default of a primitive {@code long}, and never a Snowflake id.
+   */
   @Override
   public Object generate(SharedSessionContractImplementor session, Object owner, Object currentValue,
       EventType eventType) {
-    return snowflake.nextId(maxClockStepBackMillis);
+    return isUnset(currentValue) ? snowflake.nextId(maxClockStepBackMillis) : currentValue;
+  }
+
+  /** Whether {@code id} is not set yet: null, or 0 (a primitive {@code long}'s default). */
+  public static boolean isUnset(Object id) {
+    return id == null || id instanceof Long value && value == 0L;
+  }
+
+  /** Ids the application set before persist are kept: Hibernate passes them to {@link #generate} as the current value. */
+  @Override
+  public boolean allowAssignedIdentifiers() {
+    return true;
+  }
+
+  /**
+   * The next id of this attribute's generator that {@code accept} accepts, e.g. one that routes to
+   * the session's shard: see {@link Snowflake#nextIdMatching(LongPredicate, int)}.
+   */
+  public long nextIdMatching(LongPredicate accept, int maxDraws) {
+    return snowflake.nextIdMatching(accept, maxDraws, maxClockStepBackMillis);
   }
 
   @Override
