@@ -165,4 +165,14 @@ public final class ShardwiseSettings {
    * (ms, default 5000; make it longer than the time a router may be cut off from the control database).
    */
   public static final String RESHARD_FENCE_GRACE = "shardwise.reshard.fence_grace_ms";
+
+  /**
+   * The id strategy of sharded entities that declare none: {@code none} (default) leaves them as
+   * mapped; {@code snowflake} gives every sharded (non-reference) entity whose id is a
+   * {@code Long}/{@code long} without a generator of its own a {@code @SnowflakeId} with the default
+   * layout, so an {@code @Id} declared once on a {@code @MappedSuperclass} serves every entity.
+   * Entities with a generator of their own keep it; an {@code Integer}/{@code int} id without one
+   * is refused at start-up (too small for Snowflake ids).
+   */
+  public static final String IDS_DEFAULT = "shardwise.ids.default";
 }

@@ -56,9 +56,31 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   private final transient Snowflake snowflake;
   private final long maxClockStepBackMillis;
 
+  /** The default layout, for ids that get a Snowflake generator by {@code shardwise.ids.default}. */
+  @SnowflakeId
+  private static final long DEFAULTS = 0;
+
   /** Called by Hibernate for each attribute annotated with {@link SnowflakeId}. */
   public SnowflakeGenerator(SnowflakeId annotation, Member member, GeneratorCreationContext context) {
-    String attribute = member.getDeclaringClass().getSimpleName() + "." + member.getName();
+    this(annotation, member, context, member.getDeclaringClass().getSimpleName() + "." + member.getName());
+  }
+
+  /**
+   * The generator an id without one of its own gets under {@code shardwise.ids.default = snowflake}:
+   * {@code @SnowflakeId} with its defaults. Messages name the entity and the setting.
+   */
+  public static SnowflakeGenerator byDefault(String entity, Member member, GeneratorCreationContext context) {
+    SnowflakeId defaults;
+    try {
+      defaults = SnowflakeGenerator.class.getDeclaredField("DEFAULTS").getAnnotation(SnowflakeId.class);
+    } catch (NoSuchFieldException e) {
+      throw new IllegalStateException(e);
+    }
+    return new SnowflakeGenerator(defaults, member, context,
+        entity + "." + member.getName() + " (by shardwise.ids.default = snowflake)");
+  }
+
+  private SnowflakeGenerator(SnowflakeId annotation, Member member, GeneratorCreationContext context, String attribute) {
     Class<?> type = member instanceof Field f ? f.getType()
         : member instanceof Method m ? m.getReturnType() : null;
     if (type != long.class && type != Long.class) {

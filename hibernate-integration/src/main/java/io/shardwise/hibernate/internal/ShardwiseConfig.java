@@ -100,8 +100,10 @@ public final class ShardwiseConfig {
   private final SnowflakeSettings snowflake;
   private final long controlVersionCheckIntervalMs;
   private final Resharding resharding;
+  private final boolean snowflakeIdsByDefault;
 
   private ShardwiseConfig(Parser p) {
+    this.snowflakeIdsByDefault = p.snowflakeIdsByDefault;
     this.controlVersionCheckIntervalMs = p.controlVersionCheckIntervalMs;
     this.resharding = p.resharding;
     this.unitName = p.unitName;
@@ -227,6 +229,11 @@ public final class ShardwiseConfig {
     return transactions;
   }
 
+  /** Whether sharded entities with a {@code Long} id and no generator get {@code @SnowflakeId} ({@code shardwise.ids.default = snowflake}). */
+  public boolean snowflakeIdsByDefault() {
+    return snowflakeIdsByDefault;
+  }
+
   /** Where {@code @SnowflakeId} generators get their worker id. */
   public SnowflakeSettings snowflake() {
     return snowflake;
@@ -277,6 +284,7 @@ public final class ShardwiseConfig {
     SnowflakeSettings snowflake;
     long controlVersionCheckIntervalMs;
     Resharding resharding;
+    boolean snowflakeIdsByDefault;
 
     Parser(Map<String, Object> settings) {
       this.settings = settings;
@@ -351,6 +359,12 @@ public final class ShardwiseConfig {
           intSetting(ShardwiseSettings.SAGA_MAX_ATTEMPTS, 5, 1, 1000),
           intSetting(ShardwiseSettings.SAGA_BACKOFF, 50, 1, 3_600_000));
       snowflake = SnowflakeSettings.parse(p::get, problems);
+      String ids = p.getOrDefault(ShardwiseSettings.IDS_DEFAULT, "none").toLowerCase(Locale.ROOT);
+      switch (ids) {
+        case "none" -> snowflakeIdsByDefault = false;
+        case "snowflake" -> snowflakeIdsByDefault = true;
+        default -> problems.add(ShardwiseSettings.IDS_DEFAULT + " = '" + ids + "' is not none or snowflake");
+      }
       strategy = ShardingStrategies.parse(p, null, problems);
 
       controlUrl = p.get(ShardwiseSettings.CONTROL_URL);
@@ -552,7 +566,7 @@ public final class ShardwiseConfig {
         ShardwiseSettings.SCATTER_THREADS, ShardwiseSettings.SCATTER_MAX_ROWS, ShardwiseSettings.SCATTER_FETCH_SIZE, ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL,
         ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
-        ShardwiseSettings.RESHARD_FENCE_GRACE));
+        ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.IDS_DEFAULT));
     keys.addAll(SnowflakeSettings.KEYS);
     return keys;
   }
