@@ -133,6 +133,19 @@ class NewRootsTest {
   }
 
   @Test
+  void mergingAStoredRootWhoseRowIsGoneInsertsItUnderItsId() throws SQLException {
+    Shop shop = shards.forNewRoot(Shop.class).fromTransaction(session -> {
+      Shop s = new Shop("gone");
+      session.persist(s);
+      return s;
+    });
+    String shard = shards.shardFor(shop.getId());
+    shards.forKey(shop.getId()).inTransaction(session -> session.remove(session.find(Shop.class, shop.getId())));
+    shards.forKey(shop.getId()).inTransaction(session -> session.merge(shop));
+    assertEquals(Set.of(shop.getId()), shopsByShard(shards).get(shard), "assigned ids are admitted, so merge inserts");
+  }
+
+  @Test
   void aShardContextForANewRootRoutesOrdinarySessions() throws SQLException {
     Shop shop = new Shop("in a context");
     String chosen;
