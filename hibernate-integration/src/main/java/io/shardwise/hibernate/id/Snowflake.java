@@ -146,8 +146,8 @@ public final class Snowflake {
    * after the accepted one are not used, so a call uses a few more sequence numbers than it draws.
    *
    * @param maxDraws how many ids to draw at most
-   * @throws IllegalStateException when none of {@code maxDraws} ids is accepted (the message says
-   *     how many were drawn); nothing is lost but sequence numbers
+   * @throws NoMatchingIdException when none of {@code maxDraws} ids is accepted; nothing is lost
+   *     but sequence numbers
    * @throws ClockMovedBackwardsException as {@link #nextId()}
    * @throws WorkerLeaseLostException as {@link #nextId()}
    */
@@ -175,9 +175,9 @@ public final class Snowflake {
       drawn += (int) (end - first + 1);
       block = Math.min(block << 1, MAX_BLOCK);
     }
-    throw new IllegalStateException("none of " + maxDraws + " ids drawn from " + this + " was accepted: the"
+    throw new NoMatchingIdException("none of " + maxDraws + " ids drawn from " + this + " was accepted: the"
         + " condition accepts too few ids (an id routed to a shard that owns no bucket, or a range no time-ordered"
-        + " id reaches?)");
+        + " id reaches?)", maxDraws);
   }
 
   /**

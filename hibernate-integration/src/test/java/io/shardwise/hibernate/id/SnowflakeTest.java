@@ -95,7 +95,7 @@ class SnowflakeTest {
     long after = ids.nextId();
     assertTrue(after > matched, "ids after the match continue past it");
     int[] counted = new int[1];
-    IllegalStateException none = assertThrows(IllegalStateException.class, () -> ids.nextIdMatching(id -> {
+    NoMatchingIdException none = assertThrows(NoMatchingIdException.class, () -> ids.nextIdMatching(id -> {
       counted[0]++;
       return false;
     }, 100));

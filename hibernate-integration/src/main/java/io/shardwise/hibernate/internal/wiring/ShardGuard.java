@@ -4,6 +4,7 @@ import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
 
 import io.shardwise.hibernate.NoShardSelectedException;
 import io.shardwise.hibernate.ShardKeyException;
+import io.shardwise.hibernate.id.NoMatchingIdException;
 import io.shardwise.hibernate.id.SnowflakeGenerator;
 import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardedEntity;
@@ -204,7 +205,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
     int maxDraws = Math.min(1 << 20, Math.max(4096, 64 * router.map().bucketCount()));
     try {
       return ids.nextIdMatching(candidate -> shard.equals(router.shardFor(candidate)), maxDraws);
-    } catch (IllegalStateException noneRoutesHere) {
+    } catch (NoMatchingIdException noneRoutesHere) {
       throw new ShardKeyException("[NoIdForShard] Cannot persist " + model.simpleName() + " in a session on shard '"
           + shard + "': none of " + maxDraws + " Snowflake ids drawn for " + model.simpleName() + "."
           + model.keyAttribute() + " routes to that shard under shard map version " + router.map().version()
