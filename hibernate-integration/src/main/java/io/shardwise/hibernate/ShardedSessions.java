@@ -112,6 +112,63 @@ public final class ShardedSessions {
     return ShardContext.use(router.shardFor(key));
   }
 
+  /**
+   * Sessions on the shard for a new {@code rootType}: an entity whose shard key is its
+   * {@code @SnowflakeId}. Shards take new roots in turn by weight (a smooth weighted round robin
+   * over the ACTIVE shards of the current map; READ_ONLY and OFFLINE shards never); persisting a
+   * root without an id in such a session gives it an id that routes to the session's shard, so
+   * its co-located children can be persisted in the same session with the root's id as their key.
+   *
+   * <pre>{@code
+   * Merchant m = shards.forNewRoot(Merchant.class).fromTransaction(session -> {
+   *   Merchant merchant = new Merchant("Acme");
+   *   session.persist(merchant);                                  // id routes to this shard
+   *   session.persist(new Order(merchant.getId(), "first order")); // co-located, same shard
+   *   return merchant;
+   * });
+   * }</pre>
+   *
+   * @throws IllegalArgumentException when {@code rootType} is not a sharded entity whose shard key
+   *     is a {@code @SnowflakeId} id (the message says what to use instead)
+   * @throws ShardUnavailableException when no shard can take new roots
+   */
+  public ShardRoute forNewRoot(Class<?> rootType) {
+    String shardId = newRootShard(rootType);
+    return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null, metrics,
+        SessionKind.NEW_ROOT);
+  }
+
+  /**
+   * {@link #forNewRoot} for sessions opened the ordinary way (an injected {@code EntityManager},
+   * Spring's transactions): routes them to the shard for a new {@code rootType} until the scope closes.
+   */
+  public ShardContext.Scope contextForNewRoot(Class<?> rootType) {
+    return ShardContext.use(newRootShard(rootType));
+  }
+
+  private String newRootShard(Class<?> rootType) {
+    io.shardwise.hibernate.internal.ShardedEntity model = rootType == null ? null : components.model().byClass(rootType);
+    String name = rootType == null ? "null" : rootType.getSimpleName();
+    if (model == null || model.reference()) {
+      throw new IllegalArgumentException("forNewRoot(" + name + ".class): " + name + " is not a sharded entity of this"
+          + " session factory" + (model != null ? " (it is a @ReferenceTable: write it with shards.referenceTables())" : ""));
+    }
+    if (!model.keyIsIdentifier()) {
+      throw new IllegalArgumentException("forNewRoot(" + name + ".class): the shard key of " + name + " is "
+          + model.keyAttribute() + ", not its id, so its shard follows from that key: open the session with"
+          + " shards.forKey(" + model.keyAttribute() + ")");
+    }
+    org.hibernate.generator.Generator generator = sessionFactory.unwrap(SessionFactoryImplementor.class)
+        .getMappingMetamodel().getEntityDescriptor(rootType).getGenerator();
+    if (!(generator instanceof io.shardwise.hibernate.id.SnowflakeGenerator)) {
+      throw new IllegalArgumentException("forNewRoot(" + name + ".class): the id of " + name + " is not a @SnowflakeId,"
+          + " so Shardwise cannot give a new one an id that routes to the chosen shard. Annotate the id"
+          + " @SnowflakeId (or set shardwise.ids.default = snowflake), or set the id yourself and use"
+          + " shards.forKey(id)");
+    }
+    return components.newRoots().next();
+  }
+
   /** Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. */
   public ScatterQueries scatter() {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,

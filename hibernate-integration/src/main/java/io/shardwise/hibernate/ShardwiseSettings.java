@@ -239,4 +239,14 @@ public final class ShardwiseSettings {
    * Boot starter sets it to the application's registry.
    */
   public static final String METER_REGISTRY = "shardwise.metrics.registry";
+
+  /**
+   * The id strategy of sharded entities that declare none: {@code none} (default) leaves them as
+   * mapped; {@code snowflake} gives every sharded (non-reference) entity whose id is a
+   * {@code Long}/{@code long} without a generator of its own a {@code @SnowflakeId} with the default
+   * layout, so an {@code @Id} declared once on a {@code @MappedSuperclass} serves every entity.
+   * Entities with a generator of their own keep it; an {@code Integer}/{@code int} id without one
+   * is refused at start-up (too small for Snowflake ids).
+   */
+  public static final String IDS_DEFAULT = "shardwise.ids.default";
 }

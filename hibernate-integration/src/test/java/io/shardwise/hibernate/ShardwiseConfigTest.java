@@ -130,6 +130,19 @@ class ShardwiseConfigTest {
     assertEquals(ShardingStrategies.Settings.DEFAULT, config.strategy());
     assertNull(config.snowflake().workerId());
     assertFalse(config.snowflake().ticking());
+    assertFalse(config.snowflakeIdsByDefault(), "ids are left as mapped unless shardwise.ids.default says otherwise");
+  }
+
+  @Test
+  void theDefaultIdStrategyIsNoneOrSnowflakeAndATypoIsNamed() {
+    Map<String, Object> p = valid();
+    p.put("shardwise.ids.default", "Snowflake");
+    assertTrue(ShardwiseConfig.from(p).snowflakeIdsByDefault());
+    p.put("shardwise.ids.default", "uuid");
+    p.put("shardwise.id.default", "snowflake");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("shardwise.ids.default = 'uuid' is not none or snowflake"), m);
+    assertTrue(m.contains("shardwise.id.default is not a Shardwise setting; did you mean shardwise.ids.default?"), m);
   }
 
   @Test

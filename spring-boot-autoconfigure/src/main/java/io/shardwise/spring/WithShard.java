@@ -16,6 +16,10 @@ import java.lang.annotation.Target;
  * @Transactional
  * public Order place(long merchantId, String customer) { ... }
  *
+ * @WithShard(newRoot = Merchant.class)      // a new merchant: shard chosen by weight, id routed there
+ * @Transactional
+ * public Merchant open(String name) { ... }
+ *
  * @WithShard(key = "#order.merchantId")
  * @Transactional(readOnly = true)            // served by a replica of that shard
  * public List<Order> similar(Order order) { ... }
@@ -36,4 +40,11 @@ public @interface WithShard {
 
   /** A shard id named directly (maintenance, per-shard jobs), instead of {@link #key()}. */
   String shard() default "";
+
+  /**
+   * A root entity whose shard key is its {@code @SnowflakeId}, instead of {@link #key()}: the method
+   * runs on the shard chosen for a new one ({@code ShardedSessions.forNewRoot}), and persisting
+   * the root there without an id gives it an id that routes to that shard.
+   */
+  Class<?> newRoot() default void.class;
 }

@@ -56,9 +56,15 @@ public final class WithShardInterceptor implements MethodInterceptor {
   private String shardOf(WithShard annotation, Method method, Object[] args, Object target) {
     boolean byKey = !annotation.key().isBlank();
     boolean byShard = !annotation.shard().isBlank();
-    if (byKey == byShard) {
-      throw new IllegalStateException("@WithShard on " + describe(method) + " must name either key (a SpEL"
-          + " expression such as \"#merchantId\") or shard (a shard id), not " + (byKey ? "both" : "neither"));
+    boolean newRoot = annotation.newRoot() != void.class;
+    int named = (byKey ? 1 : 0) + (byShard ? 1 : 0) + (newRoot ? 1 : 0);
+    if (named != 1) {
+      throw new IllegalStateException("@WithShard on " + describe(method) + " must name one of key (a SpEL"
+          + " expression such as \"#merchantId\"), shard (a shard id) or newRoot (a root entity whose shard key is"
+          + " its @SnowflakeId), not " + (named == 0 ? "none" : named + " of them"));
+    }
+    if (newRoot) {
+      return shards.get().forNewRoot(annotation.newRoot()).shardId();
     }
     if (byShard) {
       if (!shards.get().shardIds().contains(annotation.shard())) {

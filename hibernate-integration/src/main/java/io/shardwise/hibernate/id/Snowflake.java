@@ -3,6 +3,7 @@ package io.shardwise.hibernate.id;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongPredicate;
 
 /**
  * A lock-free Snowflake id generator for one worker id: 64-bit, positive, time-ordered ids laid
@@ -66,6 +67,10 @@ public final class Snowflake {
    * sequence space: the generator catches up on them at CPU speed.
    */
   static final long CATCH_UP_MILLIS = 10;
+  /** The first block of ids {@link #nextIdMatching} takes with one CAS; the next ones are {@link #MAX_BLOCK}. */
+  static final int FIRST_BLOCK = 4;
+  /** The block after the first: small, because the ids of a block after the accepted one go unused. */
+  static final int MAX_BLOCK = 8;
 
   private final SnowflakeLayout layout;
   private final Clock clock;
@@ -127,6 +132,60 @@ public final class Snowflake {
    * tolerances share one generator (one state per worker id), each failing at its own bound.
    */
   long nextId(long maxStepBackMillis) {
+    return encode(reserve(1, maxStepBackMillis));
+  }
+
+  /**
+   * The next id that {@code accept} accepts, drawing ids in order and dropping the others (their
+   * sequence numbers are simply not used). For an id that must route to one shard of {@code S}
+   * equally weighted shards a call draws {@code S} ids on average; the draws are independent
+   * because routing hashes the id.
+   *
+   * <p>Ids are taken in blocks of consecutive sequence numbers of one millisecond, one CAS and one
+   * clock read per block instead of per id; blocks of 4 ids, then of 8. The ids of a block
+   * after the accepted one are not used, so a call uses a few more sequence numbers than it draws.
+   *
+   * @param maxDraws how many ids to draw at most
+   * @throws NoMatchingIdException when none of {@code maxDraws} ids is accepted; nothing is lost
+   *     but sequence numbers
+   * @throws ClockMovedBackwardsException as {@link #nextId()}
+   * @throws WorkerLeaseLostException as {@link #nextId()}
+   */
+  public long nextIdMatching(LongPredicate accept, int maxDraws) {
+    return nextIdMatching(accept, maxDraws, maxLeadMillis - BORROW_MILLIS);
+  }
+
+  /** {@link #nextIdMatching(LongPredicate, int)} with the caller's step-back tolerance. */
+  long nextIdMatching(LongPredicate accept, int maxDraws, long maxStepBackMillis) {
+    if (maxDraws < 1) {
+      throw new IllegalArgumentException("maxDraws = " + maxDraws + ": draw at least one id");
+    }
+    int drawn = 0;
+    int block = FIRST_BLOCK;
+    while (drawn < maxDraws) {
+      int count = Math.min(block, maxDraws - drawn);
+      long first = reserve(count, maxStepBackMillis);
+      long end = blockEnd(first, count);
+      for (long s = first; s <= end; s++) {
+        long id = encode(s);
+        if (accept.test(id)) {
+          return id;
+        }
+      }
+      drawn += (int) (end - first + 1);
+      block = Math.min(block << 1, MAX_BLOCK);
+    }
+    throw new NoMatchingIdException("none of " + maxDraws + " ids drawn from " + this + " was accepted: the"
+        + " condition accepts too few ids (an id routed to a shard that owns no bucket, or a range no time-ordered"
+        + " id reaches?)", maxDraws);
+  }
+
+  /**
+   * Takes up to {@code count} consecutive states of one millisecond with one CAS and returns the
+   * first; the block ends at {@link #blockEnd(long, int)}. With {@code count = 1} this is exactly
+   * the successor rule of the class comment.
+   */
+  private long reserve(int count, long maxStepBackMillis) {
     final long maxLeadMillis = maxStepBackMillis + BORROW_MILLIS;
     final Clock clock = this.clock;
     final WorkerLease worker = this.worker;
@@ -162,10 +221,19 @@ public final class Snowflake {
           throw outOfRange(wall);
         }
       }
-      if (state.compareAndSet(last, next)) {
-        return ((next & ~sequenceMask) << workerBits) | workerPart | (next & sequenceMask);
+      if (state.compareAndSet(last, count == 1 ? next : blockEnd(next, count))) {
+        return next;
       }
     }
+  }
+
+  /** The last state of a block of up to {@code count} states from {@code first}: within its millisecond and the layout. */
+  private long blockEnd(long first, int count) {
+    return Math.min(Math.min(first | sequenceMask, first + count - 1), maxState);
+  }
+
+  private long encode(long state) {
+    return ((state & ~sequenceMask) << workerBits) | workerPart | (state & sequenceMask);
   }
 
   public SnowflakeLayout layout() {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongPredicate;
 import org.hibernate.engine.config.spi.ConfigurationService;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.generator.BeforeExecutionGenerator;
@@ -55,9 +56,31 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
   private final transient Snowflake snowflake;
   private final long maxClockStepBackMillis;
 
+  /** The default layout, for ids that get a Snowflake generator by {@code shardwise.ids.default}. */
+  @SnowflakeId
+  private static final long DEFAULTS = 0;
+
   /** Called by Hibernate for each attribute annotated with {@link SnowflakeId}. */
   public SnowflakeGenerator(SnowflakeId annotation, Member member, GeneratorCreationContext context) {
-    String attribute = member.getDeclaringClass().getSimpleName() + "." + member.getName();
+    this(annotation, member, context, member.getDeclaringClass().getSimpleName() + "." + member.getName());
+  }
+
+  /**
+   * The generator an id without one of its own gets under {@code shardwise.ids.default = snowflake}:
+   * {@code @SnowflakeId} with its defaults. Messages name the entity and the setting.
+   */
+  public static SnowflakeGenerator byDefault(String entity, Member member, GeneratorCreationContext context) {
+    SnowflakeId defaults;
+    try {
+      defaults = SnowflakeGenerator.class.getDeclaredField("DEFAULTS").getAnnotation(SnowflakeId.class);
+    } catch (NoSuchFieldException e) {
+      throw new IllegalStateException(e);
+    }
+    return new SnowflakeGenerator(defaults, member, context,
+        entity + "." + member.getName() + " (by shardwise.ids.default = snowflake)");
+  }
+
+  private SnowflakeGenerator(SnowflakeId annotation, Member member, GeneratorCreationContext context, String attribute) {
     Class<?> type = member instanceof Field f ? f.getType()
         : member instanceof Method m ? m.getReturnType() : null;
     if (type != long.class && type != Long.class) {
@@ -142,10 +165,34 @@ public final class SnowflakeGenerator implements BeforeExecutionGenerator {
     Object get(String name);
   }
 
+  /**
+   * A new id, or the id the application already set: {@code @SnowflakeId} never overwrites an
+   * assigned id (Shardwise's write guard then checks that it belongs to the session's shard). An id
+   * of 0 counts as not set — the default of a primitive {@code long}, and never a Snowflake id.
+   */
   @Override
   public Object generate(SharedSessionContractImplementor session, Object owner, Object currentValue,
       EventType eventType) {
-    return snowflake.nextId(maxClockStepBackMillis);
+    return isUnset(currentValue) ? snowflake.nextId(maxClockStepBackMillis) : currentValue;
+  }
+
+  /** Whether {@code id} is not set yet: null, or 0 (a primitive {@code long}'s default). */
+  public static boolean isUnset(Object id) {
+    return id == null || id instanceof Long value && value == 0L;
+  }
+
+  /** Ids the application set before persist are kept: Hibernate passes them to {@link #generate} as the current value. */
+  @Override
+  public boolean allowAssignedIdentifiers() {
+    return true;
+  }
+
+  /**
+   * The next id of this attribute's generator that {@code accept} accepts, e.g. one that routes to
+   * the session's shard: see {@link Snowflake#nextIdMatching(LongPredicate, int)}.
+   */
+  public long nextIdMatching(LongPredicate accept, int maxDraws) {
+    return snowflake.nextIdMatching(accept, maxDraws, maxClockStepBackMillis);
   }
 
   @Override

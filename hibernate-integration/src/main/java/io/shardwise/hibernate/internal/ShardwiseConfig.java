@@ -151,8 +151,10 @@ public final class ShardwiseConfig {
   private final Map<String, NodeTimeouts> replicaTimeoutsByShard;
 
   private final Object meterRegistry;
+  private final boolean snowflakeIdsByDefault;
 
   private ShardwiseConfig(Parser p) {
+    this.snowflakeIdsByDefault = p.snowflakeIdsByDefault;
     this.meterRegistry = p.meterRegistry;
     this.primaryTimeouts = p.primaryTimeouts;
     this.breakerFailureThreshold = p.breakerFailureThreshold;
@@ -340,6 +342,11 @@ public final class ShardwiseConfig {
     return transactions;
   }
 
+  /** Whether sharded entities with a {@code Long} id and no generator get {@code @SnowflakeId} ({@code shardwise.ids.default = snowflake}). */
+  public boolean snowflakeIdsByDefault() {
+    return snowflakeIdsByDefault;
+  }
+
   /** Where {@code @SnowflakeId} generators get their worker id. */
   public SnowflakeSettings snowflake() {
     return snowflake;
@@ -399,6 +406,7 @@ public final class ShardwiseConfig {
     final Map<String, NodeTimeouts> primaryTimeoutsByShard = new TreeMap<>();
     final Map<String, NodeTimeouts> replicaTimeoutsByShard = new TreeMap<>();
     Object meterRegistry;
+    boolean snowflakeIdsByDefault;
 
     Parser(Map<String, Object> settings) {
       this.settings = settings;
@@ -475,6 +483,12 @@ public final class ShardwiseConfig {
       String ddl = p.get(ShardwiseSettings.DDL);
       ddlCreate = parseDdl(ddl != null ? ddl : System.getProperty(ShardwiseSettings.DDL), problems);
       snowflake = SnowflakeSettings.parse(p::get, problems, ddlCreate);
+      String ids = p.getOrDefault(ShardwiseSettings.IDS_DEFAULT, "none").toLowerCase(Locale.ROOT);
+      switch (ids) {
+        case "none" -> snowflakeIdsByDefault = false;
+        case "snowflake" -> snowflakeIdsByDefault = true;
+        default -> problems.add(ShardwiseSettings.IDS_DEFAULT + " = '" + ids + "' is not none or snowflake");
+      }
       strategy = ShardingStrategies.parse(p, null, problems);
 
       controlUrl = p.get(ShardwiseSettings.CONTROL_URL);
@@ -772,7 +786,7 @@ public final class ShardwiseConfig {
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
         ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
         ShardwiseSettings.BULKHEAD_MAX_CONCURRENT,
-        ShardwiseSettings.BREAKER_OPEN_MS));
+        ShardwiseSettings.BREAKER_OPEN_MS, ShardwiseSettings.IDS_DEFAULT));
     for (String name : TIMEOUT_NAMES) {
       keys.add(ShardwiseSettings.PRIMARY_PREFIX + name);
       keys.add(ShardwiseSettings.REPLICA_PREFIX + name);

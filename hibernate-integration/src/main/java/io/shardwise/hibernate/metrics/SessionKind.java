@@ -8,6 +8,8 @@ public enum SessionKind {
   KEY,
   /** {@code shards.forShard(id)}: a shard named directly (also the participants of cross-shard transactions). */
   SHARD,
+  /** {@code shards.forNewRoot(type)}: the shard chosen by weight for a new root. */
+  NEW_ROOT,
   /** Opened the ordinary way ({@code sessionFactory.openSession()}, an {@code EntityManager}) inside a {@code ShardContext}. */
   CONTEXT,
   /** One shard's part of a scatter-gather query. */
@@ -17,7 +19,7 @@ public enum SessionKind {
 
   private final String tag = name().toLowerCase(Locale.ROOT).replace('_', '-');
 
-  /** The value of the {@code kind} tag: {@code key}, {@code shard}, {@code context}, {@code scatter}, {@code no-shard}. */
+  /** The value of the {@code kind} tag: {@code key}, {@code shard}, {@code context}, {@code scatter}, {@code no-shard}, {@code new-root}. */
   public String tag() {
     return tag;
   }

@@ -8,6 +8,7 @@ import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.query.GuardedHqlTranslator;
 import io.shardwise.hibernate.internal.query.QueryGuards;
 import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.internal.wiring.SnowflakeByDefault;
 import java.util.HashMap;
 import java.util.Map;
 import org.hibernate.boot.Metadata;
@@ -54,6 +55,9 @@ public final class ShardwiseIntegrator implements Integrator {
       resolver.countSessionsIn(components.metrics());
     }
     components.installModel(ShardingModel.build(metadata, components.config().unitName()));
+    if (components.config().snowflakeIdsByDefault()) {
+      SnowflakeByDefault.apply(metadata, components.model(), components.config().unitName());
+    }
     requireTokenSecretWhenPinning(components);
     QueryGuards.install(translator, metadata, components.model(), components.keyValues(),
         sessionFactory.getJdbcServices().getDialect(), components.config().unitName());

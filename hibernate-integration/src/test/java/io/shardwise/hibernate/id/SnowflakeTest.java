@@ -80,6 +80,63 @@ class SnowflakeTest {
   }
 
   @Test
+  void nextIdMatchingDrawsInOrderUntilAnIdIsAcceptedAndNeverReissuesTheBlock() {
+    ManualClock clock = new ManualClock(T);
+    Snowflake ids = Snowflake.builder(LAYOUT).workerId(7).clock(clock).build();
+    long before = ids.nextId();
+    int[] draws = new int[1];
+    long matched = ids.nextIdMatching(id -> {
+      draws[0]++;
+      return id % 32 == 5;
+    }, 1000);
+    assertEquals(5, matched % 32);
+    assertTrue(matched > before);
+    assertTrue(draws[0] >= 1 && draws[0] <= 32, "consecutive ids hit every residue within 32 draws: " + draws[0]);
+    long after = ids.nextId();
+    assertTrue(after > matched, "ids after the match continue past it");
+    int[] counted = new int[1];
+    NoMatchingIdException none = assertThrows(NoMatchingIdException.class, () -> ids.nextIdMatching(id -> {
+      counted[0]++;
+      return false;
+    }, 100));
+    assertEquals(100, counted[0], "exactly maxDraws ids are drawn");
+    assertTrue(none.getMessage().startsWith("none of 100 ids drawn from Snowflake[worker=7"), none.getMessage());
+    assertTrue(ids.nextId() > after);
+  }
+
+  @Test
+  void matchedAndPlainIdsFromFourThreadsAreUnique() throws Exception {
+    Snowflake ids = Snowflake.builder(LAYOUT).workerId(8).build();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<long[]>> parts = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int thread = t;
+        parts.add(pool.submit(() -> {
+          long[] out = new long[20_000];
+          for (int i = 0; i < out.length; i++) {
+            out[i] = (i + thread) % 2 == 0 ? ids.nextId() : ids.nextIdMatching(id -> Snowflake.mix(id) % 7 == 0, 10_000);
+          }
+          return out;
+        }));
+      }
+      long[] all = new long[0];
+      for (Future<long[]> part : parts) {
+        long[] p = part.get(60, TimeUnit.SECONDS);
+        for (int i = 1; i < p.length; i++) {
+          assertTrue(p[i] > p[i - 1], "increasing within a thread");
+        }
+        long[] merged = Arrays.copyOf(all, all.length + p.length);
+        System.arraycopy(p, 0, merged, all.length, p.length);
+        all = merged;
+      }
+      assertEquals(all.length, Arrays.stream(all).distinct().count(), "no id twice");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void idsDecodeToClockWorkerAndSequence() {
     ManualClock clock = new ManualClock(T);
     Snowflake ids = Snowflake.builder(LAYOUT).workerId(7).clock(clock).build();

@@ -4,6 +4,8 @@ import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
 
 import io.shardwise.hibernate.NoShardSelectedException;
 import io.shardwise.hibernate.ShardKeyException;
+import io.shardwise.hibernate.id.NoMatchingIdException;
+import io.shardwise.hibernate.id.SnowflakeGenerator;
 import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
@@ -184,7 +186,32 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
         : entity;
     Object key = model.keyIsIdentifier() ? persister.getIdentifier(target, session)
         : persister.getPropertyValue(target, model.keyAttribute());
+    if (model.keyIsIdentifier() && SnowflakeGenerator.isUnset(key) && op.equals("persist")
+        && persister.getGenerator() instanceof SnowflakeGenerator ids
+        && !ShardSessions.NO_SHARD.equals(session.getTenantIdentifier())) {
+      key = routedId(model, ids, session.getTenantIdentifier());
+      persister.setIdentifier(target, key, session);
+    }
     checkKey(model, key, session, op);
+  }
+
+  /**
+   * A new root (its shard key is its {@code @SnowflakeId}) persisted without an id gets one that
+   * routes to the session's shard: ids are drawn until one does, about as many draws as there are
+   * shards of equal weight. The bound makes a miss practically impossible for a shard that owns one
+   * bucket of 1024 ({@code (1 - 1/1024)^65536}, about {@code e^-64}).
+   */
+  private Long routedId(ShardedEntity model, SnowflakeGenerator ids, String shard) {
+    int maxDraws = Math.min(1 << 20, Math.max(4096, 64 * router.map().bucketCount()));
+    try {
+      return ids.nextIdMatching(candidate -> shard.equals(router.shardFor(candidate)), maxDraws);
+    } catch (NoMatchingIdException noneRoutesHere) {
+      throw new ShardKeyException("[NoIdForShard] Cannot persist " + model.simpleName() + " in a session on shard '"
+          + shard + "': none of " + maxDraws + " Snowflake ids drawn for " + model.simpleName() + "."
+          + model.keyAttribute() + " routes to that shard under shard map version " + router.map().version()
+          + ". New roots need a shard that owns buckets: open the session with shards.forNewRoot("
+          + model.simpleName() + ".class), which picks such a shard. Nothing was written.", noneRoutesHere);
+    }
   }
 
   private void checkKey(ShardedEntity model, Object key, SharedSessionContractImplementor session, String op) {

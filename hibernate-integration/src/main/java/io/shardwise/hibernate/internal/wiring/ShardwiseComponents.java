@@ -20,6 +20,7 @@ import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardMapSource;
 import io.shardwise.hibernate.routing.ShardingStrategies;
 import io.shardwise.hibernate.routing.StaticShardMapSource;
+import io.shardwise.hibernate.routing.internal.NewRootPlacement;
 import io.shardwise.hibernate.routing.internal.Router;
 import io.shardwise.hibernate.scatter.internal.ScatterExecutor;
 import io.shardwise.hibernate.scatter.internal.ScatterPlanner;
@@ -67,6 +68,7 @@ public final class ShardwiseComponents implements AutoCloseable {
   private final Consistency consistency;
   private final GlobalIndexes globalIndexes;
   private final ShardKeyValues keyValues;
+  private final NewRootPlacement newRoots;
   private volatile CrossShardService crossShard;
   private ScatterExecutor scatterExecutor;
   private final ShardwiseMetrics metrics;
@@ -86,6 +88,7 @@ public final class ShardwiseComponents implements AutoCloseable {
         config.unitName(), config.pinTtlMs());
     this.globalIndexes = new GlobalIndexes(router, pools, this::model, config.ddlCreate());
     this.keyValues = new ShardKeyValues(router);
+    this.newRoots = new NewRootPlacement(router, config.unitName());
     this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable, metrics);
   }
 
@@ -150,6 +153,11 @@ public final class ShardwiseComponents implements AutoCloseable {
 
   public Router router() {
     return router;
+  }
+
+  /** Where new roots go: a weighted round robin over the ACTIVE shards. */
+  public NewRootPlacement newRoots() {
+    return newRoots;
   }
 
   public ShardPools pools() {

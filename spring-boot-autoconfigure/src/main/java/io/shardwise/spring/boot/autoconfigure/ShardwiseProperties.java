@@ -83,12 +83,18 @@ public class ShardwiseProperties {
 
   private final Snowflake snowflake = new Snowflake();
 
+  private final Ids ids = new Ids();
+
   private final Web web = new Web();
 
   private final Sql sql = new Sql();
 
   public Sql getSql() {
     return sql;
+  }
+
+  public Ids getIds() {
+    return ids;
   }
 
   /** Scripts run on every shard at startup. */
@@ -163,6 +169,7 @@ public class ShardwiseProperties {
     put(p, ShardwiseSettings.SAGA_BACKOFF, saga.backoffMs);
     put(p, "shardwise.scatter.threads", scatter.threads);
     put(p, "shardwise.snowflake.worker_id", snowflake.workerId);
+    put(p, ShardwiseSettings.IDS_DEFAULT, ids.defaultStrategy);
     put(p, "shardwise.snowflake.clock", snowflake.clock);
     put(p, "shardwise.snowflake.lease_url", snowflake.leaseUrl);
     put(p, "shardwise.snowflake.lease_user", snowflake.leaseUser);
@@ -457,6 +464,21 @@ public class ShardwiseProperties {
 
     public void setThreads(Integer threads) {
       this.threads = threads;
+    }
+  }
+
+  /** The id strategy of sharded entities that declare none. */
+  public static class Ids {
+    /** Bound as shardwise.ids.default (a field cannot be named default); described in additional-spring-configuration-metadata.json. */
+    private String defaultStrategy;
+
+    /** shardwise.ids.default: none or snowflake. */
+    public String getDefault() {
+      return defaultStrategy;
+    }
+
+    public void setDefault(String defaultStrategy) {
+      this.defaultStrategy = defaultStrategy;
     }
   }
 

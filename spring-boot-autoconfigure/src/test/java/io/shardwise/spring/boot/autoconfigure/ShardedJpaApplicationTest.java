@@ -185,6 +185,28 @@ class ShardedJpaApplicationTest {
   }
 
   @Test
+  void aWithShardNewRootMethodCreatesRootsOnTheShardTheirIdRoutesToInTurn() throws SQLException {
+    java.util.Map<String, List<Long>> byShard = new java.util.TreeMap<>();
+    for (int i = 0; i < 4; i++) {
+      long id = shop.createBrand("brand " + i).getId();
+      byShard.computeIfAbsent(shards.shardFor(id), k -> new java.util.ArrayList<>()).add(id);
+    }
+    for (PostgresShard shard : pg.shards()) {
+      List<Long> stored = new java.util.ArrayList<>();
+      try (Connection c = shard.primary().dataSource().getConnection();
+          PreparedStatement ps = c.prepareStatement("DELETE FROM brand RETURNING id");
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          stored.add(rs.getLong(1));
+        }
+      }
+      List<Long> expected = byShard.get("s" + shard.index());
+      assertThat(stored).containsExactlyInAnyOrderElementsOf(expected);
+      assertThat(stored).hasSize(2);
+    }
+  }
+
+  @Test
   void aWithShardMethodCalledInAnotherShardsTransactionIsRefused() throws SQLException {
     TransactionTemplate tx = new TransactionTemplate(transactionManager);
     ShardKeyException e;

@@ -21,6 +21,15 @@ public class ShopService {
   /** Which PostgreSQL server a statement of the current transaction reaches. */
   public record Server(int port, boolean inRecovery) {}
 
+  /** A new root: the shard is chosen by weight, and persist gives the brand an id that routes there. */
+  @WithShard(newRoot = Brand.class)
+  @Transactional
+  public Brand createBrand(String name) {
+    Brand brand = new Brand(name);
+    em.persist(brand);
+    return brand;
+  }
+
   @WithShard(key = "#merchantId")
   @Transactional
   public PurchaseOrder place(long merchantId, long orderId, long totalCents) {
