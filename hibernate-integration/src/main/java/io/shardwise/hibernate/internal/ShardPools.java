@@ -253,6 +253,25 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     if (metrics != null) {
       hc.setMetricsTrackerFactory(metrics);
     }
+    applyDeadlines(hc, timeouts);
+    return new HikariDataSource(hc);
+  }
+
+  /**
+   * A pool for a database that holds Shardwise's own state (the control database's transaction
+   * log), with the given size and the deadlines of {@code timeouts}, running {@code connectionInitSql}
+   * on every new connection: a silent server fails its statements after the socket timeout instead
+   * of holding the caller (closing a session factory included) for ever.
+   */
+  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
+      int minimumIdle, ShardwiseConfig.NodeTimeouts timeouts, String connectionInitSql) {
+    HikariConfig hc = baseConfig(config, name, url, maximumSize, minimumIdle, timeouts.connectionTimeoutMs(), false);
+    hc.setConnectionInitSql(connectionInitSql);
+    applyDeadlines(hc, timeouts);
+    return new HikariDataSource(hc);
+  }
+
+  private static void applyDeadlines(HikariConfig hc, ShardwiseConfig.NodeTimeouts timeouts) {
     hc.addDataSourceProperty("connectTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
         timeouts.connectTimeoutMs())));
     hc.addDataSourceProperty("socketTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
@@ -260,7 +279,6 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     hc.addDataSourceProperty("options", timeouts.serverOptions());
     // HikariCP's aliveness check of an idle connection must not outlast the checkout it serves
     hc.setValidationTimeout(Math.max(250, Math.min(5000, timeouts.connectionTimeoutMs() / 2)));
-    return new HikariDataSource(hc);
   }
 
   /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */

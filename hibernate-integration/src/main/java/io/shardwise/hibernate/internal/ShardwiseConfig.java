@@ -276,6 +276,14 @@ public final class ShardwiseConfig {
     return own != null ? own : replica ? replicaTimeouts : primaryTimeouts;
   }
 
+  /**
+   * The deadlines of connections to the control database's transaction log: the primaries', with
+   * {@code shardwise.pool.connection_timeout_ms} as the checkout timeout.
+   */
+  public NodeTimeouts controlTimeouts() {
+    return primaryTimeouts.withConnectionTimeout(connectionTimeoutMs);
+  }
+
   /** Consecutive timeouts or connection failures that open a server's circuit breaker. */
   public int breakerFailureThreshold() {
     return breakerFailureThreshold;

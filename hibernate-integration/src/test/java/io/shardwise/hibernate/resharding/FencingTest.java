@@ -85,7 +85,9 @@ class FencingTest {
     try (TcpProxy proxy = new TcpProxy(controlPort)) {
       String staleControl = MoveFixture.controlUrl(pg, DB).replace(":" + controlPort + "/", ":" + proxy.port() + "/");
       SessionFactory staleFactory = MoveFixture.builder(pg, DB, staleControl)
-          .property("shardwise.control.version_check_interval_ms", "3600000").buildSessionFactory();
+          .property("shardwise.control.version_check_interval_ms", "3600000")
+          .property("shardwise.primary.statement_timeout_ms", "1000")
+          .property("shardwise.primary.socket_timeout_ms", "2000").buildSessionFactory();
       try {
         ShardedSessions stale = ShardedSessions.of(staleFactory);
         assertEquals("s0", stale.shardFor(movingMerchant));
@@ -114,7 +116,10 @@ class FencingTest {
           assertEquals(BucketMovedException.SQLSTATE_MOVED, e.getSQLState(), e.getMessage());
         }
       } finally {
-        staleFactory.close();
+        // the transaction log's connection is still silenced: closing retires the coordinator through
+        // it, which must end at the socket timeout (2 s here), not wait for ever
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+            staleFactory::close, "closing a session factory whose control database went silent");
       }
     }
     assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());

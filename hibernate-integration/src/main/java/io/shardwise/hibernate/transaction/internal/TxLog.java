@@ -46,7 +46,7 @@ final class TxLog implements AutoCloseable {
   TxLog(ShardwiseConfig config) {
     this.displayUrl = JdbcUrls.redact(config.controlUrl());
     this.pool = ShardPools.newPool(config, "shardwise-txlog", config.controlUrl(),
-        config.transactions().logPoolSize(), 1, config.connectionTimeoutMs(), false, "SET synchronous_commit = on");
+        config.transactions().logPoolSize(), 1, config.controlTimeouts(), "SET synchronous_commit = on");
   }
 
   String displayUrl() {
