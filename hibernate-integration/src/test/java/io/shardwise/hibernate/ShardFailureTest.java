@@ -68,8 +68,13 @@ class ShardFailureTest {
 
   @BeforeEach
   void data(PostgresTopology pg) throws SQLException {
-    ShopFixture.executeOnEveryShard(pg, "TRUNCATE order_item, purchase_order, merchant, country");
-    shards.forKey(key).inTransaction(s -> s.persist(new Merchant(key, "before", null)));
+    // the previous test may have restarted a primary: its breaker, re-opened by the replica monitor's
+    // checkouts during the restart, refuses writes until its next probe (at most breaker.open_ms)
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+      ShopFixture.executeOnEveryShard(pg, "TRUNCATE order_item, purchase_order, merchant, country");
+      shards.forKey(key).inTransaction(s -> s.persist(new Merchant(key, "before", null)));
+      return true;
+    });
   }
 
   /** Every server serves again, and Shardwise reaches it, before the next test. */
