@@ -33,8 +33,12 @@ import java.lang.annotation.Target;
  *       mean moving the row to another shard. A null key, or a key that belongs to another shard
  *       than the session's, is refused before any SQL is sent.</li>
  * </ul>
+ *
+ * <p>On a parameter of a Jakarta Data repository method, it names the argument that picks the
+ * shard of the call (see {@code ShardedRepositories}), where the parameter's name does not already
+ * say so: {@code @Query("where merchantId = :m") List<PurchaseOrder> open(@ShardKey long m)}.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
-@Target({ElementType.FIELD, ElementType.METHOD})
+@Target({ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER})
 public @interface ShardKey {}

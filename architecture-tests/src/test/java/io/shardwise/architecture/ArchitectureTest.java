@@ -82,7 +82,7 @@ class ArchitectureTest {
   // ---- the runtime's packages ------------------------------------------------------------------
 
   /** The classes of the root package that sit on top of the capability packages. */
-  private static final Set<String> ENTRY_POINTS = Set.of("Shardwise", "ShardedSessions", "ShardRoute");
+  private static final Set<String> ENTRY_POINTS = Set.of("Shardwise", "ShardedSessions", "ShardRoute", "ShardedRepositories");
 
   /**
    * Every package of the runtime is a slice, except the root package, which is two: its entry points

@@ -55,6 +55,10 @@ public final class ShardedSessions {
     this.metrics = components.metrics();
   }
 
+  ShardwiseComponents components() {
+    return components;
+  }
+
   /** The sharded sessions of a session factory configured for Shardwise. */
   public static ShardedSessions of(SessionFactory sessionFactory) {
     SessionFactoryImplementor sf = sessionFactory.unwrap(SessionFactoryImplementor.class);

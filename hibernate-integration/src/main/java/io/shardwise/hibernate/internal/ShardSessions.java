@@ -5,6 +5,7 @@ import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
+import org.hibernate.StatelessSession;
 
 /** The one way Shardwise opens a Hibernate session on a shard. */
 public final class ShardSessions {
@@ -50,5 +51,28 @@ public final class ShardSessions {
   /** The shard of a session {@link #open} is opening on this thread, else null. */
   public static String opening() {
     return OPENING.get();
+  }
+
+  /**
+   * A stateless session on {@code parent}'s connection, inside its transaction, as hibernate-processor's
+   * Jakarta Data repositories take one. It is handed the parent's JDBC connection rather than built with
+   * {@code statelessWithOptions().connection()}: Hibernate 7.4 refuses that child whenever the session
+   * factory is multi-tenant (it compares the tenants the wrong way round).
+   */
+  public static StatelessSession openStatelessSharing(Session parent) {
+    java.sql.Connection connection = parent.doReturningWork(c -> c);
+    String outer = OPENING.get();
+    OPENING.set(parent.getTenantIdentifier());
+    try {
+      return parent.getSessionFactory().withStatelessOptions().connection(connection)
+          .tenantIdentifier((Object) parent.getTenantIdentifier()).readOnly(parent.isDefaultReadOnly())
+          .openStatelessSession();
+    } finally {
+      if (outer == null) {
+        OPENING.remove();
+      } else {
+        OPENING.set(outer);
+      }
+    }
   }
 }

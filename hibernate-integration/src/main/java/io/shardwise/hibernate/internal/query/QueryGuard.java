@@ -51,6 +51,7 @@ public final class QueryGuard {
   /** The verdict of a query that pins every sharded entity it names. */
   private static final String ADMITTED = "";
 
+  private final QueryModel model;
   private final ShardKeyRule rule;
   private final ShardingModel sharding;
   private final ShardKeyValues keyValues;
@@ -61,11 +62,22 @@ public final class QueryGuard {
 
   QueryGuard(QueryModel model, ShardingModel sharding, ShardKeyValues keyValues, String unitName,
       Set<String> admittedByName) {
+    this.model = model;
     this.rule = new ShardKeyRule(model);
     this.sharding = sharding;
     this.keyValues = keyValues;
     this.unitName = unitName;
     this.admittedByName = Set.copyOf(admittedByName);
+  }
+
+  /**
+   * The named parameter {@code hql} compares the shard key of its first FROM entity with (a query
+   * without FROM, as Jakarta Data writes them, reads {@code implicitEntity}), or null when there is
+   * none or the query does not parse.
+   */
+  public String keyParameter(String hql, String implicitEntity) {
+    ShardKeyRule.Analysis analysis = rule.analyze(hql, implicitEntity == null ? null : model.entity(implicitEntity));
+    return analysis == null ? null : analysis.keyParameter();
   }
 
   ShardingModel sharding() {
