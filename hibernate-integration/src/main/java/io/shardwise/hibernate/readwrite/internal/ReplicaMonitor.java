@@ -1,6 +1,8 @@
 package io.shardwise.hibernate.readwrite.internal;
 
+import io.shardwise.hibernate.BreakerState;
 import io.shardwise.hibernate.internal.jdbc.DriverConnections;
+import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
@@ -40,6 +42,8 @@ final class ReplicaMonitor implements AutoCloseable {
   private final Supplier<ShardMap> maps;
   private final ScheduledExecutorService scheduler;
   private final Map<ReplicaNode, Connection> connections = new HashMap<>();
+  /** The monitor's own connection to each primary, by URL (monitor thread, under this monitor's lock). */
+  private final Map<String, Connection> primaryConnections = new HashMap<>();
   private final ShardwiseMetrics metrics;
   /** Replicas whose gauges are published (monitor thread, under this monitor's lock). */
   private final Set<ReplicaNode> watched = new HashSet<>();
@@ -88,6 +92,13 @@ final class ReplicaMonitor implements AutoCloseable {
           closeConnection(replica);
         }
       }
+      Set<String> primaryUrls = new HashSet<>();
+      map.shards().values().forEach(shard -> primaryUrls.add(shard.primaryUrl()));
+      for (String url : List.copyOf(primaryConnections.keySet())) {
+        if (!primaryUrls.contains(url)) {
+          close(primaryConnections.remove(url));
+        }
+      }
       for (ReplicaNode replica : List.copyOf(watched)) {
         if (!inMap.contains(replica)) {
           watched.remove(replica);
@@ -99,12 +110,32 @@ final class ReplicaMonitor implements AutoCloseable {
     }
   }
 
+  /**
+   * The primary's WAL position over the monitor's own connection, never the pool's: a failed check
+   * is no application call and must not count against the primary's circuit breaker (after a
+   * restart it would refuse the first writes), nor wait for a pooled connection. A successful one
+   * tells the breaker the server answers again. -1 when the primary cannot be asked.
+   */
   private long primaryLsn(ShardMap map, String shardId) {
-    try (Connection c = pools.primary(map, shardId); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
-      rs.next();
-      return LsnText.parse(rs.getString(1));
+    String url = map.shards().get(shardId).primaryUrl();
+    try {
+      Connection c = primaryConnections.get(url);
+      if (c == null || c.isClosed()) {
+        c = openMonitorConnection(url, "shardwise-primary-monitor");
+        primaryConnections.put(url, c);
+      }
+      long lsn;
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+        rs.next();
+        lsn = LsnText.parse(rs.getString(1));
+      }
+      NodeBreaker breaker = pools.breakerOf(shardId);
+      if (breaker != null && breaker.state() != BreakerState.CLOSED) {
+        breaker.probeSucceeded();
+      }
+      return lsn;
     } catch (SQLException | RuntimeException e) {
+      close(primaryConnections.remove(url));
       return -1;
     }
   }
@@ -180,15 +211,22 @@ final class ReplicaMonitor implements AutoCloseable {
     if (c != null && !c.isClosed()) {
       return c;
     }
-    long timeout = Math.max(1, config.replicaConnectionTimeoutMs() / 1000);
-    c = DriverConnections.open(replica.url, config.user(), config.password(), "shardwise-replica-monitor",
-        DriverConnections.timeouts(timeout, Math.max(2, timeout * 2)));
+    c = openMonitorConnection(replica.url, "shardwise-replica-monitor");
     connections.put(replica, c);
     return c;
   }
 
+  private Connection openMonitorConnection(String url, String applicationName) throws SQLException {
+    long timeout = Math.max(1, config.replicaConnectionTimeoutMs() / 1000);
+    return DriverConnections.open(url, config.user(), config.password(), applicationName,
+        DriverConnections.timeouts(timeout, Math.max(2, timeout * 2)));
+  }
+
   private void closeConnection(ReplicaNode replica) {
-    Connection c = connections.remove(replica);
+    close(connections.remove(replica));
+  }
+
+  private static void close(Connection c) {
     if (c != null) {
       try {
         c.close();
@@ -208,6 +246,8 @@ final class ReplicaMonitor implements AutoCloseable {
     }
     synchronized (this) {
       List.copyOf(connections.keySet()).forEach(this::closeConnection);
+      primaryConnections.values().forEach(ReplicaMonitor::close);
+      primaryConnections.clear();
     }
   }
 }
