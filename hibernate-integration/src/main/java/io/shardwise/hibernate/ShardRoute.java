@@ -6,6 +6,7 @@ import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.readwrite.internal.LsnText;
+import io.shardwise.hibernate.readwrite.internal.ReadRetry;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
 import io.shardwise.hibernate.resharding.BucketMovedException;
@@ -135,6 +136,10 @@ public final class ShardRoute {
   }
 
   public <R> R fromSession(Function<Session, R> work) {
+    return readOnly ? retriedOffAFailedReplica(() -> sessionOnce(work)) : sessionOnce(work);
+  }
+
+  private <R> R sessionOnce(Function<Session, R> work) {
     String shard = requireForReads();
     try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
       if (deadlineMs != 0) {
@@ -157,6 +162,37 @@ public final class ShardRoute {
   }
 
   public <R> R fromTransaction(Function<Session, R> work) {
+    return readOnly ? retriedOffAFailedReplica(() -> transactionOnce(work)) : transactionOnce(work);
+  }
+
+  /**
+   * Runs a read-only unit of work; when a replica it was reading from went silent or was lost under
+   * it (not a refusal by an open breaker, which sends reads elsewhere before anything is sent), runs
+   * it once more in a new session that avoids that replica: on another replica or the primary, under
+   * the same read-your-writes requirement. A unit with its own deadline is not retried: the time is
+   * spent. The callback may therefore run twice; it wrote nothing to the shard the first time.
+   */
+  private <R> R retriedOffAFailedReplica(java.util.function.Supplier<R> unit) {
+    try {
+      return unit.get();
+    } catch (ShardUnavailableException failure) {
+      String node = failure.node();
+      if (deadlineMs != 0 || failure.breakerState() != null || node == null || !node.startsWith("replica ")) {
+        throw failure;
+      }
+      ReadRetry.avoid(node);
+      try {
+        return unit.get();
+      } catch (RuntimeException again) {
+        again.addSuppressed(failure);
+        throw again;
+      } finally {
+        ReadRetry.done();
+      }
+    }
+  }
+
+  private <R> R transactionOnce(Function<Session, R> work) {
     String shard = requireForReads();
     ReadYourWritesTracking.Writes writes = scope != null && !readOnly ? ReadYourWritesTracking.startTrackingWrites() : null;
     try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {

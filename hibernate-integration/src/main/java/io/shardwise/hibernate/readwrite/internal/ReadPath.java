@@ -76,7 +76,7 @@ public final class ReadPath implements AutoCloseable {
   public Connection connection(String shardId) {
     ShardMap map = maps.get();
     Pin requirement = ReadYourWritesTracking.readRequirement();
-    List<ReplicaNode> nodes = replicas.of(map, shardId);
+    List<ReplicaNode> nodes = withoutAvoided(replicas.of(map, shardId));
     if (!nodes.isEmpty() && (requirement == null || requirement.primaryUntilMillis() <= System.currentTimeMillis())) {
       long minLsn = requirement == null ? 0 : requirement.minLsn();
       long maxWait = requirement == null ? 0 : requirement.maxWaitMillis();
@@ -93,6 +93,21 @@ public final class ReadPath implements AutoCloseable {
       metrics.pinnedReadOnPrimary(shardId);
     }
     return ReadOnlyConnection.wrap(primaries.primary(map, shardId), null, shardId, entityOfTable);
+  }
+
+  /** {@code nodes} without the replica a retried read moves away from ({@link ReadRetry}), if any. */
+  private static List<ReplicaNode> withoutAvoided(List<ReplicaNode> nodes) {
+    String avoided = ReadRetry.avoidedNode();
+    if (avoided == null) {
+      return nodes;
+    }
+    List<ReplicaNode> others = new ArrayList<>(nodes.size());
+    for (ReplicaNode node : nodes) {
+      if (!avoided.equals("replica " + JdbcUrls.hostPort(node.url))) {
+        others.add(node);
+      }
+    }
+    return others;
   }
 
   /**

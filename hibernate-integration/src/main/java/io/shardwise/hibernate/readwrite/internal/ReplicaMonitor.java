@@ -1,6 +1,8 @@
 package io.shardwise.hibernate.readwrite.internal;
 
+import io.shardwise.hibernate.BreakerState;
 import io.shardwise.hibernate.internal.jdbc.DriverConnections;
+import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
@@ -15,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -22,10 +25,23 @@ import java.util.function.Supplier;
 
 /**
  * Checks every replica on a fixed interval, on one daemon thread, over its own connection (not
- * the pool's, which may be exhausted): replay position, replay paused or not, and the commit time
- * of the last replayed transaction; and each primary's WAL position. A replica that does not
- * answer, has replay paused, or lags past the configured bytes or time leaves the rotation; it
- * comes back at the first check that finds it healthy.
+ * the pool's, which may be exhausted): received and replayed positions, replay paused or not, and
+ * the commit time of the last replayed transaction. A second daemon thread reads each primary's WAL
+ * position, so that a frozen primary holds only that thread, never the replicas' checks. A replica
+ * that does not answer, has replay paused, or lags past the configured bytes or time leaves the
+ * rotation; it comes back at the first check that finds it healthy.
+ *
+ * <h2>Lag when the primary cannot be asked</h2>
+ *
+ * Lag is judged from the replica's own state first: what it received and has not replayed yet
+ * ({@code pg_last_wal_receive_lsn()} against {@code pg_last_wal_replay_lsn()}). The primary's
+ * position adds what the replica has not even received, and is used only while a reading of it is
+ * recent ({@link #primaryFreshMillis}). A primary that is frozen, dead or unreachable gives no
+ * reading; its replicas are then judged by their own positions alone and stay in rotation as long
+ * as they have replayed what they received: a primary that cannot be reached commits nothing new
+ * through anyone, so they are as current as any reader can be. Read-your-writes pins still apply
+ * (a pin past a replica's position sends the read to the primary, and fails there), and so does
+ * the idle-primary rule below.
  *
  * <p>A replay position lower than the last one is believed, not ignored: the server behind the
  * URL was rebuilt or restored from an older backup, and what the old one had replayed says nothing
@@ -39,7 +55,12 @@ final class ReplicaMonitor implements AutoCloseable {
   private final ReplicaPools replicas;
   private final Supplier<ShardMap> maps;
   private final ScheduledExecutorService scheduler;
+  private final ScheduledExecutorService primaryScheduler;
+  /** The latest reading of each shard's primary WAL position, by shard (written by whoever reads it). */
+  private final Map<String, PrimaryReading> primaryReadings = new ConcurrentHashMap<>();
   private final Map<ReplicaNode, Connection> connections = new HashMap<>();
+  /** The monitor's own connection to each primary, by URL (under the lock of this map). */
+  private final Map<String, Connection> primaryConnections = new HashMap<>();
   private final ShardwiseMetrics metrics;
   /** Replicas whose gauges are published (monitor thread, under this monitor's lock). */
   private final Set<ReplicaNode> watched = new HashSet<>();
@@ -56,16 +77,70 @@ final class ReplicaMonitor implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    this.primaryScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "shardwise-primary-monitor-" + config.unitName());
+      t.setDaemon(true);
+      return t;
+    });
   }
+
+  /** A primary's WAL position and when it was read. */
+  private record PrimaryReading(String url, long lsn, long atMillis) {}
 
   /** Checks once now (so replicas serve from the first read), then every interval. */
   void start() {
     checkAll();
-    scheduler.scheduleWithFixedDelay(this::checkAll, config.replicaMonitorIntervalMs(),
-        config.replicaMonitorIntervalMs(), TimeUnit.MILLISECONDS);
+    long interval = config.replicaMonitorIntervalMs();
+    primaryScheduler.scheduleWithFixedDelay(this::readPrimaries, interval, interval, TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(this::checkReplicas, interval, interval, TimeUnit.MILLISECONDS);
   }
 
-  synchronized void checkAll() {
+  /** Reads the primaries' positions, then checks every replica against them, on the calling thread. */
+  void checkAll() {
+    readPrimaries();
+    checkReplicas();
+  }
+
+  /** How old a primary's reading may be and still count: a few intervals, at least a second. */
+  private long primaryFreshMillis() {
+    return Math.max(1000, 3 * config.replicaMonitorIntervalMs());
+  }
+
+  private void readPrimaries() {
+    synchronized (primaryConnections) {
+      try {
+        ShardMap map = maps.get();
+        Set<String> primaryUrls = new HashSet<>();
+        for (String shardId : map.shards().keySet()) {
+          if (replicas.of(map, shardId).isEmpty()) {
+            continue;
+          }
+          String url = map.shards().get(shardId).primaryUrl();
+          primaryUrls.add(url);
+          long lsn = primaryLsn(shardId, url);
+          if (lsn >= 0) {
+            primaryReadings.put(shardId, new PrimaryReading(url, lsn, System.currentTimeMillis()));
+          }
+        }
+        for (String url : List.copyOf(primaryConnections.keySet())) {
+          if (!primaryUrls.contains(url)) {
+            close(primaryConnections.remove(url));
+          }
+        }
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "Primary check failed: " + e);
+      }
+    }
+  }
+
+  /** The recent WAL position of the primary of {@code shardId} as the map names it, or -1. */
+  private long recentPrimaryLsn(ShardMap map, String shardId) {
+    PrimaryReading reading = primaryReadings.get(shardId);
+    return reading != null && reading.url().equals(map.shards().get(shardId).primaryUrl())
+        && System.currentTimeMillis() - reading.atMillis() <= primaryFreshMillis() ? reading.lsn() : -1;
+  }
+
+  private synchronized void checkReplicas() {
     try {
       ShardMap map = maps.get();
       Set<ReplicaNode> inMap = new HashSet<>();
@@ -75,7 +150,7 @@ final class ReplicaMonitor implements AutoCloseable {
         if (nodes.isEmpty()) {
           continue;
         }
-        long primaryLsn = primaryLsn(map, shardId);
+        long primaryLsn = recentPrimaryLsn(map, shardId);
         for (ReplicaNode replica : nodes) {
           check(replica, primaryLsn);
           if (watched.add(replica)) {
@@ -99,12 +174,31 @@ final class ReplicaMonitor implements AutoCloseable {
     }
   }
 
-  private long primaryLsn(ShardMap map, String shardId) {
-    try (Connection c = pools.primary(map, shardId); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
-      rs.next();
-      return LsnText.parse(rs.getString(1));
+  /**
+   * The primary's WAL position over the monitor's own connection, never the pool's: a failed check
+   * is no application call and must not count against the primary's circuit breaker (after a
+   * restart it would refuse the first writes), nor wait for a pooled connection. A successful one
+   * tells the breaker the server answers again. -1 when the primary cannot be asked.
+   */
+  private long primaryLsn(String shardId, String url) {
+    try {
+      Connection c = primaryConnections.get(url);
+      if (c == null || c.isClosed()) {
+        c = openMonitorConnection(url, "shardwise-primary-monitor");
+        primaryConnections.put(url, c);
+      }
+      long lsn;
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+        rs.next();
+        lsn = LsnText.parse(rs.getString(1));
+      }
+      NodeBreaker breaker = pools.breakerOf(shardId);
+      if (breaker != null && breaker.state() != BreakerState.CLOSED) {
+        breaker.probeSucceeded();
+      }
+      return lsn;
     } catch (SQLException | RuntimeException e) {
+      close(primaryConnections.remove(url));
       return -1;
     }
   }
@@ -115,13 +209,16 @@ final class ReplicaMonitor implements AutoCloseable {
       Connection c = connection(replica);
       try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
           "SELECT pg_last_wal_replay_lsn()::text, pg_is_wal_replay_paused(),"
-              + " (extract(epoch from (clock_timestamp() - pg_last_xact_replay_timestamp())) * 1000)::bigint")) {
+              + " (extract(epoch from (clock_timestamp() - pg_last_xact_replay_timestamp())) * 1000)::bigint,"
+              + " pg_last_wal_receive_lsn()::text")) {
         rs.next();
         String lsnText = rs.getString(1);
         boolean paused = rs.getBoolean(2);
         long sinceReplay = rs.getLong(3);
         boolean sinceKnown = !rs.wasNull();
         long replay = lsnText == null ? -1 : LsnText.parse(lsnText);
+        String receivedText = rs.getString(4);
+        long received = receivedText == null ? -1 : LsnText.parse(receivedText);
         long before = replica.monitorReplayLsn;
         if (replay >= 0 && before >= 0 && Long.compareUnsigned(replay, before) < 0) {
           LOG.log(System.Logger.Level.WARNING, "Replica {0} of shard {1} has replayed up to {2}, behind the {3} it"
@@ -131,7 +228,10 @@ final class ReplicaMonitor implements AutoCloseable {
         }
         replica.monitorReplayLsn = replay;
         replica.replayedTo(replay);
-        long lagBytes = primaryLsn < 0 || replay < 0 ? -1 : Math.max(0, primaryLsn - replay);
+        long notReplayed = received < 0 || replay < 0 ? 0 : Math.max(0, received - replay);
+        long lagBytes = replay < 0 ? -1
+            : primaryLsn < 0 ? notReplayed
+            : Math.max(notReplayed, Math.max(0, primaryLsn - replay));
         // The age of the last replayed commit overstates lag after a quiet spell (nothing to replay
         // is not lag): once behind, the replica is at most as late as its last caught-up check.
         if (lagBytes == 0) {
@@ -154,7 +254,8 @@ final class ReplicaMonitor implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "Replica {0} of shard {1} is back in rotation", JdbcUrls.redact(replica.url),
                 replica.shardId);
           }
-          replica.reason = "ok";
+          replica.reason = primaryLsn < 0 ? "ok (its primary gives no WAL position: judged by what it received and"
+              + " replayed)" : "ok";
           replica.healthy = true;
         } else {
           takeOut(replica, problem);
@@ -180,15 +281,22 @@ final class ReplicaMonitor implements AutoCloseable {
     if (c != null && !c.isClosed()) {
       return c;
     }
-    long timeout = Math.max(1, config.replicaConnectionTimeoutMs() / 1000);
-    c = DriverConnections.open(replica.url, config.user(), config.password(), "shardwise-replica-monitor",
-        DriverConnections.timeouts(timeout, Math.max(2, timeout * 2)));
+    c = openMonitorConnection(replica.url, "shardwise-replica-monitor");
     connections.put(replica, c);
     return c;
   }
 
+  private Connection openMonitorConnection(String url, String applicationName) throws SQLException {
+    long timeout = Math.max(1, config.replicaConnectionTimeoutMs() / 1000);
+    return DriverConnections.open(url, config.user(), config.password(), applicationName,
+        DriverConnections.timeouts(timeout, Math.max(2, timeout * 2)));
+  }
+
   private void closeConnection(ReplicaNode replica) {
-    Connection c = connections.remove(replica);
+    close(connections.remove(replica));
+  }
+
+  private static void close(Connection c) {
     if (c != null) {
       try {
         c.close();
@@ -201,13 +309,19 @@ final class ReplicaMonitor implements AutoCloseable {
   @Override
   public void close() {
     scheduler.shutdownNow();
+    primaryScheduler.shutdownNow();
     try {
       scheduler.awaitTermination(5, TimeUnit.SECONDS);
+      primaryScheduler.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     synchronized (this) {
       List.copyOf(connections.keySet()).forEach(this::closeConnection);
+    }
+    synchronized (primaryConnections) {
+      primaryConnections.values().forEach(ReplicaMonitor::close);
+      primaryConnections.clear();
     }
   }
 }
