@@ -25,7 +25,6 @@ import io.shardwise.hibernate.transaction.CrossShardTransactions;
 import io.shardwise.hibernate.transaction.ReferenceTables;
 import io.shardwise.hibernate.transaction.Sagas;
 import io.shardwise.hibernate.transaction.TransactionInDoubtException;
-import io.shardwise.hibernate.transaction.internal.AtomicReferenceTables;
 import io.shardwise.hibernate.transaction.internal.LockingTransaction;
 import io.shardwise.hibernate.transaction.internal.LoggedSagas;
 import jakarta.persistence.EntityManagerFactory;
@@ -330,12 +329,7 @@ public final class ShardedSessions {
 
   /** Writes to {@code @ReferenceTable} entities on every shard at once, and checks that the copies agree. */
   public ReferenceTables referenceTables() {
-    return new AtomicReferenceTables(sessionFactory, this::shardIds, components::model, components.pools(),
-        work -> counted(opener -> components.crossShard("A reference-table write").twoPhase()
-            .execute(opener, tx -> {
-              work.accept(tx);
-              return null;
-            })));
+    return components.referenceTables(sessionFactory, this::counted);
   }
 
   /**
