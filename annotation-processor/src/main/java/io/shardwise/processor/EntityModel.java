@@ -77,6 +77,24 @@ final class EntityModel implements QueryModel {
       return shardKeys.size() == 1 ? shardKeys.get(0) : null;
     }
 
+    /**
+     * Whether the shard key is the entity's id: the {@code @Id} may sit on another declaration of
+     * the same attribute than the {@code @ShardKey} (a field of a {@code @MappedSuperclass} and an
+     * overriding getter, or the superclass's getter).
+     */
+    boolean keyIsId() {
+      Member key = keyMember();
+      if (key == null) {
+        return false;
+      }
+      for (Member member : members) {
+        if (member.name().equals(key.name()) && Mirrors.has(member.element(), Mirrors.ID)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     /** The key type's name ("long", "String", ...), or null when absent or unsupported. */
     String keyType() {
       Member key = keyMember();

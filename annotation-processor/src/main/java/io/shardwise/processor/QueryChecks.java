@@ -392,7 +392,7 @@ final class QueryChecks {
       return;
     }
     String key = entity.keyMember().name();
-    boolean keyIsId = Mirrors.has(entity.keyMember().element(), Mirrors.ID);
+    boolean keyIsId = entity.keyIsId();
     for (VariableElement parameter : method.getParameters()) {
       AnnotationMirror by = Mirrors.find(parameter, Mirrors.DATA_BY);
       String attribute = by == null ? parameter.getSimpleName().toString()

@@ -40,7 +40,7 @@ final class RoutingMetadataWriter {
       }
       lines.put(prefix + "kind", "sharded");
       lines.put(prefix + "shardKey", key.name());
-      lines.put(prefix + "shardKeyIsId", String.valueOf(Mirrors.has(key.element(), Mirrors.ID)));
+      lines.put(prefix + "shardKeyIsId", String.valueOf(entity.keyIsId()));
       lines.put(prefix + "keyType", String.valueOf(entity.keyType()));
       TypeElement with = entity.coLocatedWith();
       if (with != null) {

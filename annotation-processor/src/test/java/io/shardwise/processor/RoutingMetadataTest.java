@@ -81,6 +81,95 @@ class RoutingMetadataTest {
         lines.stream().filter(l -> !l.startsWith("#")).toList(), "lines are sorted");
   }
 
+  /**
+   * The model of an application whose ids are declared once on a {@code @MappedSuperclass}: a root
+   * whose {@code @ShardKey} sits on the getter overriding the superclass's id getter (field access),
+   * a root whose superclass declares the {@code @Id} on its getter (property access), and a
+   * co-located child whose key column comes from a superclass.
+   */
+  @Test
+  void keysDeclaredInSuperclassesOrOnOverridingGettersAreDescribedRight() throws IOException {
+    Compilation c = new Compilation()
+        .source("app/BaseEntity.java", """
+            package app;
+            import jakarta.persistence.*;
+            @MappedSuperclass
+            public abstract class BaseEntity {
+              @Id protected Long id;
+              public Long getId() { return id; }
+            }
+            """)
+        .source("app/Owner.java", """
+            package app;
+            import io.shardwise.annotations.ShardKey;
+            import jakarta.persistence.*;
+            @Entity
+            public class Owner extends BaseEntity {
+              String lastName;
+              @ShardKey @Override public Long getId() { return super.getId(); }
+            }
+            """)
+        .source("app/PropertyBase.java", """
+            package app;
+            import jakarta.persistence.*;
+            @MappedSuperclass
+            @Access(AccessType.PROPERTY)
+            public abstract class PropertyBase {
+              private Long id;
+              @Id public Long getId() { return id; }
+              public void setId(Long id) { this.id = id; }
+            }
+            """)
+        .source("app/Clinic.java", """
+            package app;
+            import io.shardwise.annotations.ShardKey;
+            import jakarta.persistence.*;
+            @Entity
+            @Access(AccessType.PROPERTY)
+            public class Clinic extends PropertyBase {
+              @ShardKey @Override public Long getId() { return super.getId(); }
+            }
+            """)
+        .source("app/OwnedBase.java", """
+            package app;
+            import io.shardwise.annotations.ShardKey;
+            import jakarta.persistence.*;
+            @MappedSuperclass
+            public abstract class OwnedBase extends BaseEntity {
+              @ShardKey protected Long ownerId;
+            }
+            """)
+        .source("app/Pet.java", """
+            package app;
+            import io.shardwise.annotations.CoLocated;
+            import jakarta.persistence.*;
+            @Entity
+            @CoLocated(with = Owner.class)
+            @NamedQuery(name = "Pet.ofOwner", query = "from Pet p where p.ownerId = :owner")
+            public class Pet extends OwnedBase {
+              String name;
+            }
+            """)
+        .compileWith(new ShardwiseProcessor());
+    c.assertClean();
+    Map<String, String> expected = new TreeMap<>();
+    for (String root : List.of("Owner", "Clinic")) {
+      expected.put("entity.app." + root + ".kind", "sharded");
+      expected.put("entity.app." + root + ".shardKey", "id");
+      expected.put("entity.app." + root + ".shardKeyIsId", "true");
+      expected.put("entity.app." + root + ".keyType", "long");
+      expected.put("entity.app." + root + ".group", "app." + root);
+    }
+    expected.put("entity.app.Pet.kind", "sharded");
+    expected.put("entity.app.Pet.shardKey", "ownerId");
+    expected.put("entity.app.Pet.shardKeyIsId", "false");
+    expected.put("entity.app.Pet.keyType", "long");
+    expected.put("entity.app.Pet.coLocatedWith", "app.Owner");
+    expected.put("entity.app.Pet.group", "app.Owner");
+    expected.put("query.Pet.ofOwner.shardKeyParameter", "owner");
+    assertEquals(expected, read(c.output(RoutingMetadataWriter.RESOURCE)));
+  }
+
   @Test
   void noMetadataIsWrittenWhenTheModelHasErrors() {
     Compilation c = Fixtures.model().source("app/Note.java", """

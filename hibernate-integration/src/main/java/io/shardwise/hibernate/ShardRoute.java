@@ -207,7 +207,7 @@ public final class ShardRoute {
             }
           });
         }
-        result = work.apply(session);
+        result = ShardSessions.runInTransactionOf(session, () -> work.apply(session));
         tx.commit();
       } catch (RuntimeException | Error e) {
         if (tx.isActive()) {

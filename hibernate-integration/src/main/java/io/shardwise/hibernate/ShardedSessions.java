@@ -5,6 +5,7 @@ import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.Consistency;
+import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.resharding.ReshardTable;
@@ -24,11 +25,11 @@ import io.shardwise.hibernate.transaction.CrossShardTransactions;
 import io.shardwise.hibernate.transaction.ReferenceTables;
 import io.shardwise.hibernate.transaction.Sagas;
 import io.shardwise.hibernate.transaction.TransactionInDoubtException;
-import io.shardwise.hibernate.transaction.internal.AtomicReferenceTables;
 import io.shardwise.hibernate.transaction.internal.LockingTransaction;
 import io.shardwise.hibernate.transaction.internal.LoggedSagas;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.Set;
+import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.engine.jdbc.connections.spi.MultiTenantConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
@@ -173,11 +174,25 @@ public final class ShardedSessions {
     return components.newRoots().next();
   }
 
-  /** Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. */
+  /**
+   * Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. Called
+   * inside a unit of work of this API ({@code shards.forKey(k).inTransaction(session -> ...)}), a
+   * query joins that unit's transaction as {@link #scatter(Session)} does.
+   */
   public ScatterQueries scatter() {
+    return scatter(ShardSessions.inTransaction());
+  }
+
+  /**
+   * Scatter queries that join {@code session}'s transaction: each query first flushes the session's
+   * pending changes, then runs the part of the session's own shard on the session (its connection,
+   * inside its transaction, so that it sees the transaction's writes) and the other shards' parts as
+   * {@link #scatter()} does. A {@code null} session joins nothing.
+   */
+  public ScatterQueries scatter(Session session) {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
         components::scatterExecutor, this::readForScatter, components.config().scatter(), router::map,
-        type -> components.model().byClass(type), metrics));
+        type -> components.model().byClass(type), metrics, session));
   }
 
   /** One shard's part of a scatter query, timed per shard. */
@@ -318,12 +333,7 @@ public final class ShardedSessions {
 
   /** Writes to {@code @ReferenceTable} entities on every shard at once, and checks that the copies agree. */
   public ReferenceTables referenceTables() {
-    return new AtomicReferenceTables(sessionFactory, this::shardIds, components::model, components.pools(),
-        work -> counted(opener -> components.crossShard("A reference-table write").twoPhase()
-            .execute(opener, tx -> {
-              work.accept(tx);
-              return null;
-            })));
+    return components.referenceTables(sessionFactory, this::counted);
   }
 
   /**

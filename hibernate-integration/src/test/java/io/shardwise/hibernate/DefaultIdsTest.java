@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 @ShardedPostgres(shards = 3, scope = ShardedPostgres.Scope.RUN)
 class DefaultIdsTest {
 
-  private static Shardwise.Builder builder(PostgresTopology pg, Class<?>... entities) {
+  static Shardwise.Builder builder(PostgresTopology pg, Class<?>... entities) {
     Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).schema("create")
         .property("shardwise.snowflake.worker_id", "9").entities(entities);
     for (PostgresShard shard : pg.shards()) {

@@ -12,7 +12,17 @@ import io.shardwise.hibernate.shop.PurchaseOrder;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.HashSet;
 import java.util.Set;
 import org.hibernate.Session;
@@ -24,22 +34,25 @@ import org.junit.jupiter.api.Test;
 /**
  * A session opened with no shard (no ShardContext, no key), as Spring Data's repository bootstrap
  * and {@code @DataJpaTest} open one: it opens, reads reference tables from replicas of any shard,
- * and refuses sharded entities by name before any SQL.
+ * writes them on every shard at commit, and refuses sharded entities by name before any SQL
+ * (pg_stat_statements on every server shows none of their statements arrived).
  */
-@ShardedPostgres(shards = 2, replicas = 1)
+@ShardedPostgres(shards = 2, replicas = 1, settings = "shared_preload_libraries=pg_stat_statements")
 class NoShardSessionTest {
   private static SessionFactory sessionFactory;
   private static ShardedSessions shards;
 
   @BeforeAll
   static void start(PostgresTopology pg) throws Exception {
-    Shardwise.Builder builder = ShopFixture.builder(pg).schema("create");
+    Shardwise.Builder builder = ShopFixture.builder(pg).schema("create")
+        .controlDatabase(pg.shard(0).primary().jdbcUrl(), true);
     for (PostgresShard shard : pg.shards()) {
       builder.replica(ShopFixture.shardId(shard.index()), shard.replica(0).jdbcUrl());
     }
     sessionFactory = builder.buildSessionFactory();
     shards = ShardedSessions.of(sessionFactory);
     ShopFixture.executeOnEveryShard(pg, "INSERT INTO country (code, name) VALUES ('GB', 'United Kingdom')");
+    ShopFixture.executeOnEveryShard(pg, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
     shards.forKey(7L).inTransaction(session -> session.persist(new Merchant(7L, "seven", session.getReference(Country.class, "GB"))));
     pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
     shards.checkReplicasNow();
@@ -97,6 +110,126 @@ class NoShardSessionTest {
     for (PostgresShard shard : pg.shards()) {
       assertEquals(0, ShopFixture.count(shard, "SELECT count(*) FROM merchant WHERE id = 8"));
     }
+  }
+
+  @Test
+  void referenceWritesWithoutAShardReachEveryShardAtCommitAndARollbackWritesNothing(PostgresTopology pg)
+      throws Exception {
+    String portugal = "SELECT count(*) FROM country WHERE code = 'PT'";
+    try (Session session = sessionFactory.openSession()) {
+      session.beginTransaction();
+      session.persist(new Country("PT", "Portugal"));
+      session.flush();
+      assertEquals(List.of(), ShopFixture.shardsHolding(pg, portugal), "held back until the commit");
+      session.getTransaction().commit();
+    }
+    assertEquals(List.of(0, 1), ShopFixture.shardsHolding(pg, portugal), "inserted on every shard");
+
+    EntityManager em = sessionFactory.createEntityManager();
+    em.getTransaction().begin();
+    em.merge(new Country("PT", "Portuguese Republic"));
+    em.getTransaction().commit();
+    em.close();
+    assertEquals(List.of(0, 1), ShopFixture.shardsHolding(pg,
+        "SELECT count(*) FROM country WHERE code = 'PT' AND name = 'Portuguese Republic'"), "updated on every shard");
+
+    try (Session session = sessionFactory.openSession()) {
+      session.beginTransaction();
+      session.persist(new Country("ES", "Spain"));
+      session.flush();
+      session.getTransaction().rollback();
+    }
+    assertEquals(List.of(), ShopFixture.shardsHolding(pg, "SELECT count(*) FROM country WHERE code = 'ES'"));
+
+    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    try (Session session = sessionFactory.openSession()) {
+      session.beginTransaction();
+      session.remove(session.find(Country.class, "PT"));
+      session.getTransaction().commit();
+    }
+    assertEquals(List.of(), ShopFixture.shardsHolding(pg, portugal), "removed from every shard");
+    assertTrue(shards.referenceTables().check().consistent());
+  }
+
+  @Test
+  void refusedStatementsOnShardedEntitiesNeverReachAServer(PostgresTopology pg) throws Exception {
+    forEveryServer(pg, "SELECT pg_stat_statements_reset()");
+    try (Session session = sessionFactory.openSession()) {
+      assertThrows(NoShardSelectedException.class, () -> session
+          .createSelectionQuery("from PurchaseOrder where merchantId = :m", PurchaseOrder.class)
+          .setParameter("m", 7L).getResultList());
+      var builder = session.getCriteriaBuilder();
+      var criteria = builder.createQuery(Merchant.class);
+      var merchant = criteria.from(Merchant.class);
+      criteria.select(merchant).where(builder.equal(merchant.get("id"), 7L));
+      NoShardSelectedException byCriteria = assertThrows(NoShardSelectedException.class,
+          () -> session.createQuery(criteria).getResultList());
+      assertTrue(byCriteria.getMessage().contains("Merchant (table merchant)"), byCriteria.getMessage());
+      assertThrows(NoShardSelectedException.class, () -> session.find(Merchant.class, 7L));
+      NoShardSelectedException nativeSql = assertThrows(NoShardSelectedException.class,
+          () -> session.createNativeQuery("select count(*) from purchase_order", Long.class).getSingleResult());
+      assertTrue(nativeSql.getMessage().contains("PurchaseOrder (table purchase_order)"), nativeSql.getMessage());
+      // a query that pins no key is refused as in any session, when it is created
+      assertThrows(ShardKeyMissingException.class,
+          () -> session.createSelectionQuery("from PurchaseOrder where customer = 'ann'", PurchaseOrder.class));
+    }
+    assertEquals(0, statementsOnShardedTables(pg), "no statement on a sharded table reached any server");
+
+    // the instrument sees a statement that is sent: the same query routed by its key
+    shards.forKey(7L).readOnly().inSession(session -> session
+        .createSelectionQuery("from PurchaseOrder where merchantId = :m", PurchaseOrder.class)
+        .setParameter("m", 7L).getResultList());
+    assertEquals(1, statementsOnShardedTables(pg));
+  }
+
+  @Test
+  void aPlainJpaEntityManagerFactoryOpensEntityManagersWithoutAShard(PostgresTopology pg) {
+    Map<String, Object> overrides = new HashMap<>();
+    overrides.put(ShardwiseSettings.SHARDS, ShopFixture.shardId(0) + "," + ShopFixture.shardId(1));
+    for (PostgresShard shard : pg.shards()) {
+      overrides.put(ShardwiseSettings.SHARD_PREFIX + ShopFixture.shardId(shard.index()) + ".url",
+          shard.primary().jdbcUrl());
+    }
+    EntityManagerFactory emf = Persistence.createEntityManagerFactory("shop", overrides);
+    try {
+      EntityManager em = emf.createEntityManager();
+      try {
+        assertEquals("United Kingdom", em.find(Country.class, "GB").getName());
+        NoShardSelectedException e = assertThrows(NoShardSelectedException.class,
+            () -> em.createQuery("select m from Merchant m where m.id = 7", Merchant.class).getResultList());
+        assertTrue(e.getMessage().contains("Merchant (table merchant)"), e.getMessage());
+      } finally {
+        em.close();
+      }
+    } finally {
+      emf.close();
+    }
+  }
+
+  private static void forEveryServer(PostgresTopology pg, String sql) throws SQLException {
+    for (PostgresShard shard : pg.shards()) {
+      for (var node : shard.nodes()) {
+        try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement()) {
+          s.execute(sql);
+        }
+      }
+    }
+  }
+
+  /** Statements on the shop's sharded tables that completed on any server since the last reset. */
+  private static long statementsOnShardedTables(PostgresTopology pg) throws SQLException {
+    long total = 0;
+    for (PostgresShard shard : pg.shards()) {
+      for (var node : shard.nodes()) {
+        try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement();
+            ResultSet rs = s.executeQuery("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements"
+                + " WHERE query ~* '(from|join|into|update) (purchase_order|merchant)\\M'")) {
+          rs.next();
+          total += rs.getLong(1);
+        }
+      }
+    }
+    return total;
   }
 
   @Test

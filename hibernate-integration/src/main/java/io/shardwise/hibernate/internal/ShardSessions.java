@@ -3,6 +3,7 @@ package io.shardwise.hibernate.internal;
 import io.shardwise.hibernate.ShardContext;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import java.util.function.Supplier;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
@@ -18,7 +19,34 @@ public final class ShardSessions {
   /** The shard of the session {@link #open} is opening on this thread, for the tenant resolver. */
   private static final ThreadLocal<String> OPENING = new ThreadLocal<>();
 
+  /** The session whose transaction Shardwise runs work in on this thread, for scatter queries to join. */
+  private static final ThreadLocal<Session> IN_TRANSACTION = new ThreadLocal<>();
+
   private ShardSessions() {}
+
+  /** Runs {@code work} with {@code session} as this thread's session in a transaction (see {@link #inTransaction()}). */
+  public static <R> R runInTransactionOf(Session session, Supplier<R> work) {
+    Session outer = IN_TRANSACTION.get();
+    IN_TRANSACTION.set(session);
+    try {
+      return work.get();
+    } finally {
+      if (outer == null) {
+        IN_TRANSACTION.remove();
+      } else {
+        IN_TRANSACTION.set(outer);
+      }
+    }
+  }
+
+  /**
+   * The session of the transaction that Shardwise's unit of work runs on this thread (the
+   * innermost one), while that transaction is active; else null.
+   */
+  public static Session inTransaction() {
+    Session session = IN_TRANSACTION.get();
+    return session != null && session.isOpen() && session.getTransaction().isActive() ? session : null;
+  }
 
   /**
    * A new session bound to {@code shardId}. Hibernate asks the tenant resolver when the session

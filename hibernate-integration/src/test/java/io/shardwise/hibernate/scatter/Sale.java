@@ -59,4 +59,12 @@ public class Sale {
   public Integer getAmount() {
     return amount;
   }
+
+  public String getStatus() {
+    return status;
+  }
+
+  public BigDecimal getPrice() {
+    return price;
+  }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.ShardContext;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
@@ -17,7 +18,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.BiConsumer;
+import java.util.function.IntConsumer;
 import java.util.stream.Collectors;
+import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.query.SelectionQuery;
 import org.junit.jupiter.api.AfterAll;
@@ -85,6 +89,106 @@ class ScatterGatherPropertyTest {
       withRows += expected.isEmpty() ? 0 : 1;
     }
     assertTrue(withRows >= 90, "most generated queries return rows, so the comparison means something: " + withRows);
+  }
+
+  /**
+   * The same queries inside a unit of work that has inserted and removed sales of one merchant, not
+   * yet flushed: scatter-gather must answer as the one database answers inside its own transaction
+   * with the same changes; both transactions roll back, and nothing of them is left.
+   */
+  @Test
+  void randomQueriesInsideATransactionSeeItsPendingWritesAndARollbackLeavesNothing() {
+    Random random = new Random(SEED + 2);
+    String everything = "select count(s), sum(s.amount) from Sale s";
+    List<List<Object>> before = canonical(scatterRows(new Case(everything, Map.of(), -1, -1, true)), true);
+    int changedAnswers = 0;
+    for (int i = 0; i < 40; i++) {
+      Case c = generate(random);
+      long merchant = 1 + random.nextInt(40);
+      List<Sale> added = new ArrayList<>();
+      for (int n = 0; n <= random.nextInt(3); n++) {
+        added.add(new Sale(10_000 + 10L * i + n, merchant, REGIONS[random.nextInt(REGIONS.length)],
+            STATUSES[random.nextInt(STATUSES.length)], random.nextInt(500), BigDecimal.valueOf(random.nextInt(10_000), 2)));
+      }
+      boolean removeOne = random.nextBoolean();
+      List<List<Object>> expected;
+      List<List<Object>> outside = canonical(scatterRows(c), c.ordered());
+      try (Session one = unsharded.openSession()) {
+        one.beginTransaction();
+        writeSales(one, merchant, copies(added), removeOne);
+        expected = canonical(rows(one, c), c.ordered());
+        one.getTransaction().rollback();
+      }
+      List<List<List<Object>>> inside = new ArrayList<>();
+      IllegalStateException rollback = new IllegalStateException("roll back");
+      assertThrows(IllegalStateException.class, () -> shards.forKey(merchant).inTransaction(session -> {
+        writeSales(session, merchant, copies(added), removeOne);
+        inside.add(canonical(scatterRows(c), c.ordered()));
+        throw rollback;
+      }));
+      assertEquals(expected, inside.get(0), "seed " + SEED + ", query " + i + " in a transaction on merchant "
+          + merchant + " (" + added.size() + " added, removed one: " + removeOne + "): " + c);
+      changedAnswers += expected.equals(outside) ? 0 : 1;
+    }
+    assertTrue(changedAnswers >= 10, "the transaction's writes change many answers, so the comparison means"
+        + " something: " + changedAnswers);
+    assertEquals(before, canonical(scatterRows(new Case(everything, Map.of(), -1, -1, true)), true),
+        "the rolled back transactions left nothing on any shard");
+  }
+
+  @Test
+  void aRowInsertedInTheTransactionIsFoundOnItsShardAndGoneAfterRollback(PostgresTopology pg) throws SQLException {
+    String hql = "from Sale s where s.region = 'just-inserted'";
+    long merchant = 17;
+    List<ScatterResult<Sale>> found = new ArrayList<>();
+    IllegalStateException rollback = new IllegalStateException("roll back");
+    assertThrows(IllegalStateException.class, () -> shards.forKey(merchant).inTransaction(session -> {
+      session.persist(new Sale(20_001, merchant, "just-inserted", "new", 5, null));
+      found.add(shards.scatter().createQuery(hql, Sale.class).getResult());
+      throw rollback;
+    }));
+    assertEquals(List.of(20_001L), found.get(0).rows().stream().map(Sale::getId).toList(),
+        "the scatter inside the transaction sees its insert");
+    assertEquals(1, found.get(0).shardRows().get(shards.shardFor(merchant)), "found on the merchant's shard");
+    assertEquals(List.of(), shards.scatter().createQuery(hql, Sale.class).getResultList(), "rolled back");
+    for (int i = 0; i < 3; i++) {
+      assertEquals(0, ScatterFixture.count(pg.shard(i), "SELECT count(*) FROM sale WHERE region = 'just-inserted'"));
+    }
+
+    // a session the application opened itself joins explicitly; a committed row then stays
+    try (ShardContext.Scope scope = shards.contextForKey(merchant); Session session = sharded.openSession()) {
+      session.beginTransaction();
+      session.persist(new Sale(20_002, merchant, "just-inserted", "new", 6, null));
+      assertEquals(List.of(), shards.scatter().createQuery(hql, Sale.class).getResultList(),
+          "outside Shardwise's unit of work and not joined: the pending insert is not seen");
+      assertEquals(List.of(20_002L), shards.scatter(session).createQuery(hql, Sale.class).getResultList().stream()
+          .map(Sale::getId).toList());
+      session.getTransaction().commit();
+    }
+    assertEquals(1, ScatterFixture.count(pg.shard(shardIndex(shards.shardFor(merchant))),
+        "SELECT count(*) FROM sale WHERE region = 'just-inserted'"));
+    shards.forKey(merchant).inTransaction(session -> session.remove(session.find(Sale.class, 20_002L)));
+  }
+
+  private static int shardIndex(String shardId) {
+    return Integer.parseInt(shardId.substring("shard".length()));
+  }
+
+  private static List<Sale> copies(List<Sale> sales) {
+    return sales.stream().map(s -> new Sale(s.getId(), s.getMerchantId(), s.getRegion(), s.getStatus(), s.getAmount(),
+        s.getPrice())).toList();
+  }
+
+  /** Inserts {@code added} and, when asked, removes the merchant's sale of lowest id: left pending, not flushed. */
+  private static void writeSales(Session session, long merchant, List<Sale> added, boolean removeOne) {
+    if (removeOne) {
+      Long lowest = session.createSelectionQuery("select min(s.id) from Sale s where s.merchantId = :m", Long.class)
+          .setParameter("m", merchant).getSingleResult();
+      if (lowest != null) {
+        session.remove(session.find(Sale.class, lowest));
+      }
+    }
+    added.forEach(session::persist);
   }
 
   @Test
@@ -346,41 +450,37 @@ class ScatterGatherPropertyTest {
   // ---- running and comparing -----------------------------------------------------------------
 
   private static List<Object[]> unshardedRows(Case c) {
-    return unsharded.fromSession(s -> {
-      SelectionQuery<Object[]> q = s.createSelectionQuery(c.hql(), Object[].class);
-      c.parameters().forEach((name, value) -> {
-        if (name.chars().allMatch(Character::isDigit)) {
-          q.setParameter(Integer.parseInt(name), value);
-        } else {
-          q.setParameter(name, value);
-        }
-      });
-      if (c.first() >= 0) {
-        q.setFirstResult(c.first());
-      }
-      if (c.max() >= 0) {
-        q.setMaxResults(c.max());
-      }
-      return q.getResultList();
-    });
+    return unsharded.fromSession(s -> rows(s, c));
+  }
+
+  private static List<Object[]> rows(Session s, Case c) {
+    SelectionQuery<Object[]> q = s.createSelectionQuery(c.hql(), Object[].class);
+    apply(c, q::setParameter, q::setParameter, q::setFirstResult, q::setMaxResults);
+    return q.getResultList();
   }
 
   private static List<Object[]> scatterRows(Case c) {
     ScatterQuery<Object[]> q = shards.scatter().createQuery(c.hql(), Object[].class);
+    apply(c, q::setParameter, q::setParameter, q::setFirstResult, q::setMaxResults);
+    return q.getResultList();
+  }
+
+  /** Sets a case's parameters and paging on a query, a Hibernate one or a scatter one alike. */
+  private static void apply(Case c, BiConsumer<String, Object> named, BiConsumer<Integer, Object> positional,
+      IntConsumer first, IntConsumer max) {
     c.parameters().forEach((name, value) -> {
       if (name.chars().allMatch(Character::isDigit)) {
-        q.setParameter(Integer.parseInt(name), value);
+        positional.accept(Integer.parseInt(name), value);
       } else {
-        q.setParameter(name, value);
+        named.accept(name, value);
       }
     });
     if (c.first() >= 0) {
-      q.setFirstResult(c.first());
+      first.accept(c.first());
     }
     if (c.max() >= 0) {
-      q.setMaxResults(c.max());
+      max.accept(c.max());
     }
-    return q.getResultList();
   }
 
   /** Rows as comparable values: entities by id, decimals by value, doubles to 10 significant digits. */

@@ -42,7 +42,9 @@ import org.hibernate.proxy.HibernateProxy;
  * Refuses writes that would put a row on the wrong shard, before Hibernate sends any SQL for them:
  * a null shard key, a key owned by another shard than the session's, a changed key, and writes to
  * reference tables through a one-shard session. persist/merge/remove are checked when called;
- * inserts and updates reached by cascade or dirty checking are checked just before their SQL.
+ * inserts and updates reached by cascade or dirty checking are checked just before their SQL. A
+ * session of no shard may write reference tables: its writes are held back and made on every
+ * shard at commit ({@link NoShardReferenceWrites}).
  *
  * <p>Refuses loads that could only answer "not found": {@code find}, {@code getReference} and
  * {@code byId} of an entity whose id is its shard key, with an id owned by another shard than the
@@ -55,11 +57,14 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
   private final transient Router router;
   private final transient Supplier<ShardingModel> sharding;
   private final transient ShardKeyValues keyValues;
+  private final transient NoShardReferenceWrites noShardReferenceWrites;
 
-  ShardGuard(Router router, Supplier<ShardingModel> sharding, ShardKeyValues keyValues) {
+  ShardGuard(Router router, Supplier<ShardingModel> sharding, ShardKeyValues keyValues,
+      NoShardReferenceWrites noShardReferenceWrites) {
     this.router = router;
     this.sharding = sharding;
     this.keyValues = keyValues;
+    this.noShardReferenceWrites = noShardReferenceWrites;
   }
 
   // --- loads by id --------------------------------------------------------------------------
@@ -98,7 +103,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
   public void onDelete(DeleteEvent event) {
     Object entity = event.getObject();
     ShardedEntity model = modelOf(entity, event.getEntityName());
-    if (model != null && model.reference() && !ReferenceWrites.allowed()) {
+    if (model != null && model.reference() && !referenceWriteAllowed(event.getSession())) {
       throw referenceWrite(model, "remove", event.getSession());
     }
   }
@@ -120,6 +125,10 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
       if (ReferenceWrites.allowed()) {
         return false;
       }
+      if (noShard(event.getSession())) {
+        noShardReferenceWrites.save(event.getSession(), model.entityName(), event.getId(), event.getEntity());
+        return true; // not on this session's replica: on every shard, at commit
+      }
       throw referenceWrite(model, "insert", event.getSession());
     }
     Object key = model.keyIsIdentifier() ? event.getId()
@@ -138,6 +147,10 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
     if (model.reference()) {
       if (ReferenceWrites.allowed()) {
         return false;
+      }
+      if (noShard(event.getSession())) {
+        noShardReferenceWrites.save(event.getSession(), model.entityName(), event.getId(), event.getEntity());
+        return true;
       }
       throw referenceWrite(model, "update", event.getSession());
     }
@@ -159,6 +172,10 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
   @Override
   public boolean onPreDelete(PreDeleteEvent event) {
     ShardedEntity model = sharding.get().byEntityName(event.getPersister().getEntityName());
+    if (model != null && model.reference() && !ReferenceWrites.allowed() && noShard(event.getSession())) {
+      noShardReferenceWrites.remove(event.getSession(), model.entityName(), event.getId(), event.getEntity());
+      return true;
+    }
     if (model != null && !model.reference()) {
       ReadYourWritesTracking.wrote(model.readYourWrites());
     }
@@ -176,7 +193,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
       return;
     }
     if (model.reference()) {
-      if (ReferenceWrites.allowed()) {
+      if (referenceWriteAllowed(session)) {
         return;
       }
       throw referenceWrite(model, op, session);
@@ -242,6 +259,15 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
           + " shard '" + owner + "'. Open the session by its key — shards.forKey(" + key
           + ").inTransaction(...) — so that the row lands where reads will look for it. Nothing was written.");
     }
+  }
+
+  /** Inside the atomic reference-table path, or in a session of no shard (whose writes take that path at commit). */
+  private static boolean referenceWriteAllowed(SharedSessionContractImplementor session) {
+    return ReferenceWrites.allowed() || noShard(session);
+  }
+
+  private static boolean noShard(SharedSessionContractImplementor session) {
+    return ShardSessions.NO_SHARD.equals(session.getTenantIdentifier());
   }
 
   private ReferenceTableWriteException referenceWrite(ShardedEntity model, String op,

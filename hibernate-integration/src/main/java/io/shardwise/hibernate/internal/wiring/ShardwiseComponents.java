@@ -2,10 +2,12 @@ package io.shardwise.hibernate.internal.wiring;
 
 import io.shardwise.hibernate.globalindex.internal.GlobalIndexes;
 import io.shardwise.hibernate.internal.ShardPools;
+import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.query.ShardKeyValues;
+import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.metrics.internal.Metrics;
 import io.shardwise.hibernate.readwrite.Consistency;
@@ -24,10 +26,13 @@ import io.shardwise.hibernate.routing.internal.NewRootPlacement;
 import io.shardwise.hibernate.routing.internal.Router;
 import io.shardwise.hibernate.scatter.internal.ScatterExecutor;
 import io.shardwise.hibernate.scatter.internal.ScatterPlanner;
+import io.shardwise.hibernate.transaction.ReferenceTables;
+import io.shardwise.hibernate.transaction.internal.AtomicReferenceTables;
 import io.shardwise.hibernate.transaction.internal.CrossShardService;
 import io.shardwise.hibernate.transaction.internal.ShardAccess;
 import java.sql.Connection;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.hibernate.event.service.spi.EventListenerRegistry;
 import org.hibernate.event.spi.EventType;
 
@@ -250,7 +255,9 @@ public final class ShardwiseComponents implements AutoCloseable {
    * indexes after it (index rows are written only for writes it let through).
    */
   public void registerListeners(EventListenerRegistry listeners, org.hibernate.SessionFactory sessionFactory) {
-    ShardGuard guard = new ShardGuard(router, this::model, keyValues);
+    ShardGuard guard = new ShardGuard(router, this::model, keyValues,
+        new NoShardReferenceWrites(referenceTables(sessionFactory, runner -> runner.apply(
+            shardId -> ShardSessions.open(sessionFactory, shardId, false, metrics, SessionKind.SHARD)))));
     listeners.prependListeners(EventType.PERSIST, guard);
     listeners.prependListeners(EventType.PERSIST_ONFLUSH, guard);
     listeners.prependListeners(EventType.MERGE, guard);
@@ -265,6 +272,20 @@ public final class ShardwiseComponents implements AutoCloseable {
     listeners.appendListeners(EventType.PRE_UPDATE, globalIndexes);
     listeners.appendListeners(EventType.POST_COMMIT_UPDATE, globalIndexes);
     listeners.appendListeners(EventType.POST_COMMIT_DELETE, globalIndexes);
+  }
+
+  /**
+   * Writes to {@code @ReferenceTable} entities on every shard in one two-phase transaction.
+   * {@code twoPhase} runs the transaction it is given with a session opener of its choice (the
+   * entry points count the outcome on the shards it opened).
+   */
+  public ReferenceTables referenceTables(org.hibernate.SessionFactory sessionFactory,
+      Consumer<Function<Function<String, org.hibernate.Session>, Object>> twoPhase) {
+    return new AtomicReferenceTables(sessionFactory, () -> router.map().shards().keySet(), this::model, pools,
+        work -> twoPhase.accept(opener -> crossShard("A reference-table write").twoPhase().execute(opener, tx -> {
+          work.accept(tx);
+          return null;
+        })));
   }
 
   // ---- schema management: Hibernate's "any connection" pointed at one shard at a time ---------

@@ -12,6 +12,8 @@ import io.shardwise.hibernate.scatter.ScatterRowLimitException;
 import io.shardwise.hibernate.scatter.ShardFailurePolicy;
 import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.SortKey;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,8 +27,11 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.hibernate.FlushMode;
 import org.hibernate.ScrollMode;
+import org.hibernate.Session;
 import org.hibernate.ScrollableResults;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.query.SelectionQuery;
@@ -178,19 +183,25 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
           + " (Resharding.status shows the moves).");
     }
     Set<String> shardIds = filtered ? map.shards().keySet() : context.shardIds().get();
+    String joinedShard = joinedShard(shardIds);
+    if (joinedShard != null && plan.oneShard()) {
+      shardIds = Set.of(joinedShard);
+    }
 
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     for (String shardId : shardIds) {
       String bucketFilter = filtered ? bucketFilter(plan, map, shardId) : null;
       String hqlOfShard = bucketFilter == null ? shardHql : plan.shardHql(keyset, bucketFilter);
-      tasks.put(shardId, () -> runOnShard(shardId, hqlOfShard, keysetParameters, perShardMax, deadlineNanos, budget));
+      ScatterContext.ShardReader reader = shardId.equals(joinedShard) ? this::readInJoinedTransaction : context.reader();
+      tasks.put(shardId,
+          () -> runOnShard(reader, shardId, hqlOfShard, keysetParameters, perShardMax, deadlineNanos, budget));
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
       }
     }
     context.metrics().scatterFanOut(tasks.size());
     ScatterExecutor.Outcome<List<Object[]>> outcome =
-        context.executor().get().run(tasks, deadlineNanos, policy == ShardFailurePolicy.FAIL);
+        context.executor().get().run(tasks, joinedShard, deadlineNanos, policy == ShardFailurePolicy.FAIL);
     for (Throwable error : outcome.errors().values()) {
       ScatterRowLimitException overCap = causeOfType(error, ScatterRowLimitException.class);
       if (overCap != null) {
@@ -324,9 +335,66 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     return null;
   }
 
-  private List<Object[]> runOnShard(String shardId, String shardHql, Map<String, Object> keysetParameters,
-      int perShardMax, long deadlineNanos, RowBudget budget) {
-    return context.reader().read(shardId, session -> {
+  /**
+   * The shard of the joined session, once its pending changes are flushed (so that its part of the
+   * query sees them); null when the query joins no session, or one that is not on one of the shards
+   * to read (a session of no shard holds no sharded rows).
+   */
+  private String joinedShard(Set<String> shardIds) {
+    Session joined = context.joined();
+    if (joined == null || !joined.isOpen() || !shardIds.contains(joined.getTenantIdentifier())) {
+      return null;
+    }
+    if (joined.getTransaction().isActive() && joined.getHibernateFlushMode() != FlushMode.MANUAL) {
+      joined.flush();
+    }
+    return (String) joined.getTenantIdentifier();
+  }
+
+  /**
+   * The joined session's part: on its own connection, inside its transaction, on the calling
+   * thread. The deadline's statement_timeout and socket timeout are set for this part only and put
+   * back afterwards, since the transaction goes on after the query.
+   */
+  private List<Object[]> readInJoinedTransaction(String shardId, Function<Session, List<Object[]>> work) {
+    Session joined = context.joined();
+    long started = System.nanoTime();
+    boolean failed = true;
+    String[] statementTimeout = new String[1];
+    int[] networkTimeout = new int[1];
+    joined.doWork(c -> {
+      networkTimeout[0] = c.getNetworkTimeout();
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW statement_timeout")) {
+        rs.next();
+        statementTimeout[0] = rs.getString(1);
+      }
+    });
+    try {
+      List<Object[]> rows = work.apply(joined);
+      failed = false;
+      return rows;
+    } finally {
+      context.metrics().scatterShard(shardId, System.nanoTime() - started, failed);
+      try {
+        joined.doWork(c -> {
+          c.setNetworkTimeout(Runnable::run, networkTimeout[0]);
+          try (PreparedStatement s = c.prepareStatement("SELECT set_config('statement_timeout', ?, true)")) {
+            s.setString(1, statementTimeout[0]);
+            s.execute();
+          }
+        });
+      } catch (RuntimeException restoreFailure) {
+        if (!failed) {
+          throw restoreFailure;
+        }
+        // the part failed, so PostgreSQL has aborted the transaction: its settings go with it
+      }
+    }
+  }
+
+  private List<Object[]> runOnShard(ScatterContext.ShardReader reader, String shardId, String shardHql,
+      Map<String, Object> keysetParameters, int perShardMax, long deadlineNanos, RowBudget budget) {
+    return reader.read(shardId, session -> {
       long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
       if (leftMs <= 0) {
         throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);

@@ -24,11 +24,13 @@ import org.hibernate.SessionFactory;
  * @param map the current shard map: while buckets move, which shard serves the reads of each
  * @param entity what Shardwise knows of an entity class (its shard key), or null
  * @param metrics where each query's fan-out is recorded (the reader times each shard's part)
+ * @param joined the session whose transaction the query joins (its pending changes are flushed and
+ *     its shard's part runs on it, so the query sees the transaction's writes), or null
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
     ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
-    ShardwiseMetrics metrics) {
+    ShardwiseMetrics metrics, Session joined) {
 
   /** Runs {@code work} in a read-only transaction on one shard. */
   @FunctionalInterface

@@ -50,6 +50,15 @@ public final class ScatterExecutor implements AutoCloseable {
    * @param failFast stop waiting (and cancel the rest) at the first failure
    */
   public <R> Outcome<R> run(Map<String, Callable<R>> tasks, long deadlineNanos, boolean failFast) {
+    return run(tasks, null, deadlineNanos, failFast);
+  }
+
+  /**
+   * The same, except that the task of {@code callerShard} (when not null) runs on the calling
+   * thread once the others are submitted: it is the part that joins the caller's session and
+   * transaction, which belong to that thread.
+   */
+  public <R> Outcome<R> run(Map<String, Callable<R>> tasks, String callerShard, long deadlineNanos, boolean failFast) {
     long start = System.nanoTime();
     ExecutorCompletionService<Map.Entry<String, R>> done = new ExecutorCompletionService<>(pool);
     Map<Future<Map.Entry<String, R>>, String> running = new LinkedHashMap<>();
@@ -61,7 +70,9 @@ public final class ScatterExecutor implements AutoCloseable {
       for (Map.Entry<String, Callable<R>> task : tasks.entrySet()) {
         String shard = task.getKey();
         Callable<R> work = task.getValue();
-        running.put(done.submit(() -> Map.entry(shard, work.call())), shard);
+        if (!shard.equals(callerShard)) {
+          running.put(done.submit(() -> Map.entry(shard, work.call())), shard);
+        }
       }
     } catch (RejectedExecutionException e) {
       running.keySet().forEach(f -> f.cancel(true));
@@ -70,7 +81,17 @@ public final class ScatterExecutor implements AutoCloseable {
           + " shard tasks queued); raise " + SCATTER_THREADS + " or run fewer scatter queries at once",
           Map.of(), e);
     }
-    while (!running.isEmpty()) {
+    Callable<R> callerTask = callerShard == null ? null : tasks.get(callerShard);
+    if (callerTask != null) {
+      try {
+        results.put(callerShard, callerTask.call());
+      } catch (Exception e) {
+        errors.put(callerShard, e);
+        missing.put(callerShard, failureOf(e, start));
+      }
+      times.put(callerShard, Duration.ofNanos(System.nanoTime() - start));
+    }
+    while (!running.isEmpty() && !(failFast && !errors.isEmpty())) {
       long left = deadlineNanos - System.nanoTime();
       Future<Map.Entry<String, R>> f;
       try {
@@ -90,11 +111,7 @@ public final class ScatterExecutor implements AutoCloseable {
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
         errors.put(shard, cause);
-        // the deadline is enforced twice: here, and by the shard's statement_timeout; whichever fires first, it is the deadline
-        missing.put(shard, cancelledByStatementTimeout(cause)
-            ? "no answer within the deadline (the server cancelled its statement after "
-                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + describe(cause) + ")"
-            : "failed: " + describe(cause));
+        missing.put(shard, failureOf(cause, start));
         if (failFast) {
           break;
         }
@@ -110,6 +127,15 @@ public final class ScatterExecutor implements AutoCloseable {
           : "abandoned after another shard failed");
     }
     return new Outcome<>(results, missing, errors, times);
+  }
+
+  /** Why a shard's part is missing from the result. */
+  private static String failureOf(Throwable cause, long start) {
+    // the deadline is enforced twice: here, and by the shard's statement_timeout; whichever fires first, it is the deadline
+    return cancelledByStatementTimeout(cause)
+        ? "no answer within the deadline (the server cancelled its statement after "
+            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms: " + describe(cause) + ")"
+        : "failed: " + describe(cause);
   }
 
   /** The setting that sizes the pool; default twice the shard count, at least 4, at most 64. */
