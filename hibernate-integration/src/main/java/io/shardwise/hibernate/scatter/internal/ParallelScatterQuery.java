@@ -2,6 +2,7 @@ package io.shardwise.hibernate.scatter.internal;
 
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.routing.BucketStrategy;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.internal.query.QueryGuard;
@@ -179,11 +180,13 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     }
     Set<String> shardIds = filtered ? map.shards().keySet() : context.shardIds().get();
 
+    boolean bounded = boundedPerShard(plan, perShardMax);
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     for (String shardId : shardIds) {
       String bucketFilter = filtered ? bucketFilter(plan, map, shardId) : null;
       String hqlOfShard = bucketFilter == null ? shardHql : plan.shardHql(keyset, bucketFilter);
-      tasks.put(shardId, () -> runOnShard(shardId, hqlOfShard, keysetParameters, perShardMax, deadlineNanos, budget));
+      tasks.put(shardId, () -> runOnShard(shardId, hqlOfShard, keysetParameters, perShardMax, bounded, deadlineNanos,
+          budget));
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
       }
@@ -324,9 +327,27 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     return null;
   }
 
+  /**
+   * Whether every shard sends at most one fetch of rows ({@code shardwise.scatter.fetch_size}): a
+   * pushed-down limit no larger than that, or an aggregate without grouping (one row per shard).
+   * Such a part needs no cursor, so it runs as one autocommit statement, cancelled at the deadline
+   * by the driver: no transaction to begin and commit, no {@code SET LOCAL statement_timeout}.
+   */
+  private boolean boundedPerShard(ScatterPlan plan, int perShardMax) {
+    return plan.shape() == ScatterPlan.Shape.AGGREGATE && plan.groupBy() == null
+        || perShardMax >= 0 && perShardMax <= context.settings().fetchSize();
+  }
+
+  /**
+   * One shard's part. A bounded part ({@link #boundedPerShard}) is one statement outside a
+   * transaction, which the driver cancels on the server at the deadline. Any other part reads
+   * through a server-side cursor, so that rows are counted against the cap as they arrive; a cursor
+   * needs a transaction, and its later fetches are statements of their own, so there the server's
+   * {@code statement_timeout} is set to the time left for every one of them.
+   */
   private List<Object[]> runOnShard(String shardId, String shardHql, Map<String, Object> keysetParameters,
-      int perShardMax, long deadlineNanos, RowBudget budget) {
-    return context.reader().read(shardId, session -> {
+      int perShardMax, boolean bounded, long deadlineNanos, RowBudget budget) {
+    return context.reader().read(shardId, !bounded, session -> {
       long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
       if (leftMs <= 0) {
         throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);
@@ -336,8 +357,12 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       // pool restores its own when the connection comes back)
       session.doWork(c -> {
         c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS));
-        try (Statement s = c.createStatement()) {
-          s.execute("SET LOCAL statement_timeout = " + leftMs);
+        if (bounded) {
+          ShardConnection.cancelStatementsAt(c, deadlineNanos);
+        } else {
+          try (Statement s = c.createStatement()) {
+            s.execute("SET LOCAL statement_timeout = " + leftMs);
+          }
         }
       });
       return QueryGuard.bypass(() -> {
@@ -360,6 +385,13 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         keysetParameters.forEach(query::setParameter);
         if (perShardMax >= 0) {
           query.setMaxResults(perShardMax);
+        }
+        if (bounded) {
+          List<Object[]> rows = query.getResultList();
+          for (int i = 0; i < rows.size(); i++) {
+            budget.takeOne(shardId);
+          }
+          return rows;
         }
         // a server-side cursor: rows arrive fetch_size at a time and are counted as they come, so
         // a shard with millions of matching rows is stopped at the cap, not after loading them all
