@@ -196,12 +196,13 @@ public final class ShardedSessions {
   }
 
   /** One shard's part of a scatter query, timed per shard. */
-  private java.util.List<Object[]> readForScatter(String shardId,
+  private java.util.List<Object[]> readForScatter(String shardId, boolean inTransaction,
       java.util.function.Function<org.hibernate.Session, java.util.List<Object[]>> work) {
     long started = System.nanoTime();
     boolean failed = true;
     try {
-      java.util.List<Object[]> rows = route(shardId, SessionKind.SCATTER).readOnly().fromTransaction(work);
+      ShardRoute route = route(shardId, SessionKind.SCATTER).readOnly();
+      java.util.List<Object[]> rows = inTransaction ? route.fromTransaction(work) : route.fromSession(work);
       failed = false;
       return rows;
     } finally {

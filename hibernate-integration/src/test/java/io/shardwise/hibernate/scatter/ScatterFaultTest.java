@@ -11,6 +11,7 @@ import io.shardwise.testkit.junit.ShardedPostgres;
 import java.math.BigDecimal;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.hibernate.SessionFactory;
@@ -90,6 +91,35 @@ class ScatterFaultTest {
         () -> shards.scatter().createQuery(STUCK, Long.class).deadline(Duration.ofMillis(1500)).getResultList());
     assertEquals(Set.of("shard2"), e.missingShards().keySet());
     assertTrue(e.getMessage().contains("shard2 no answer within the deadline"), e.getMessage());
+  }
+
+  /**
+   * A top-N whose per-shard limit fits one fetch runs as one statement per shard, outside a
+   * transaction, so no {@code SET LOCAL statement_timeout} bounds it: the driver sends the server a
+   * cancel request at the deadline instead. The late shard's statement must be gone long before its
+   * 20 s sleep would end, and the other shards' rows must be the first five.
+   */
+  @Test
+  void aLateShardOfABoundedTopNIsNamedAndItsStatementIsCancelledAtTheDeadline(PostgresTopology pg) {
+    // warm up pools and Hibernate's plan cache, so that only shard2 can be late
+    shards.scatter().createQuery(STUCK, Long.class).setMaxResults(5).deadline(Duration.ofSeconds(3))
+        .onShardFailure(ShardFailurePolicy.PARTIAL).getResult();
+    await().atMost(Duration.ofSeconds(10)).until(() -> stuckStatements(pg) == 0);
+
+    ScatterResult<Long> bounded = shards.scatter().createQuery(STUCK, Long.class).setMaxResults(5)
+        .deadline(Duration.ofSeconds(3)).onShardFailure(ShardFailurePolicy.PARTIAL).getResult();
+    assertEquals(Set.of("shard2"), bounded.missingShards().keySet(), bounded.missingShards().toString());
+    assertTrue(bounded.missingShards().get("shard2").contains("deadline"), bounded.missingShards().toString());
+    List<Long> firstFiveElsewhere = java.util.stream.LongStream.rangeClosed(1, 60)
+        .filter(id -> !shards.shardFor(id % 20).equals("shard2")).limit(5).boxed().toList();
+    assertEquals(firstFiveElsewhere, bounded.rows());
+    // well before the pool's own statement_timeout (10 s from the start) could end it
+    await().atMost(Duration.ofSeconds(4)).until(() -> stuckStatements(pg) == 0);
+  }
+
+  private static long stuckStatements(PostgresTopology pg) throws SQLException {
+    return ScatterFixture.count(pg.shard(2), "SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
+        + " AND query LIKE '%shard_stuck%' AND pid <> pg_backend_pid()");
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.shardwise.hibernate.scatter.internal;
 
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.routing.BucketStrategy;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.internal.query.QueryGuard;
@@ -188,13 +189,17 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       shardIds = Set.of(joinedShard);
     }
 
+    boolean bounded = boundedPerShard(plan, perShardMax);
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     for (String shardId : shardIds) {
       String bucketFilter = filtered ? bucketFilter(plan, map, shardId) : null;
       String hqlOfShard = bucketFilter == null ? shardHql : plan.shardHql(keyset, bucketFilter);
-      ScatterContext.ShardReader reader = shardId.equals(joinedShard) ? this::readInJoinedTransaction : context.reader();
-      tasks.put(shardId,
-          () -> runOnShard(reader, shardId, hqlOfShard, keysetParameters, perShardMax, deadlineNanos, budget));
+      boolean joined = shardId.equals(joinedShard);
+      ScatterContext.ShardReader reader = joined ? this::readInJoinedTransaction : context.reader();
+      // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
+      boolean boundedHere = bounded && !joined;
+      tasks.put(shardId, () -> runOnShard(reader, shardId, hqlOfShard, keysetParameters, perShardMax, boundedHere,
+          deadlineNanos, budget));
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
       }
@@ -356,7 +361,8 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
    * thread. The deadline's statement_timeout and socket timeout are set for this part only and put
    * back afterwards, since the transaction goes on after the query.
    */
-  private List<Object[]> readInJoinedTransaction(String shardId, Function<Session, List<Object[]>> work) {
+  private List<Object[]> readInJoinedTransaction(String shardId, boolean inTransaction,
+      Function<Session, List<Object[]>> work) {
     Session joined = context.joined();
     long started = System.nanoTime();
     boolean failed = true;
@@ -392,9 +398,27 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     }
   }
 
+  /**
+   * Whether every shard sends at most one fetch of rows ({@code shardwise.scatter.fetch_size}): a
+   * pushed-down limit no larger than that, or an aggregate without grouping (one row per shard).
+   * Such a part needs no cursor, so it runs as one autocommit statement, cancelled at the deadline
+   * by the driver: no transaction to begin and commit, no {@code SET LOCAL statement_timeout}.
+   */
+  private boolean boundedPerShard(ScatterPlan plan, int perShardMax) {
+    return plan.shape() == ScatterPlan.Shape.AGGREGATE && plan.groupBy() == null
+        || perShardMax >= 0 && perShardMax <= context.settings().fetchSize();
+  }
+
+  /**
+   * One shard's part. A bounded part ({@link #boundedPerShard}) is one statement outside a
+   * transaction, which the driver cancels on the server at the deadline. Any other part reads
+   * through a server-side cursor, so that rows are counted against the cap as they arrive; a cursor
+   * needs a transaction, and its later fetches are statements of their own, so there the server's
+   * {@code statement_timeout} is set to the time left for every one of them.
+   */
   private List<Object[]> runOnShard(ScatterContext.ShardReader reader, String shardId, String shardHql,
-      Map<String, Object> keysetParameters, int perShardMax, long deadlineNanos, RowBudget budget) {
-    return reader.read(shardId, session -> {
+      Map<String, Object> keysetParameters, int perShardMax, boolean bounded, long deadlineNanos, RowBudget budget) {
+    return reader.read(shardId, !bounded, session -> {
       long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
       if (leftMs <= 0) {
         throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);
@@ -404,8 +428,12 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       // pool restores its own when the connection comes back)
       session.doWork(c -> {
         c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS));
-        try (Statement s = c.createStatement()) {
-          s.execute("SET LOCAL statement_timeout = " + leftMs);
+        if (bounded) {
+          ShardConnection.cancelStatementsAt(c, deadlineNanos);
+        } else {
+          try (Statement s = c.createStatement()) {
+            s.execute("SET LOCAL statement_timeout = " + leftMs);
+          }
         }
       });
       return QueryGuard.bypass(() -> {
@@ -428,6 +456,13 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         keysetParameters.forEach(query::setParameter);
         if (perShardMax >= 0) {
           query.setMaxResults(perShardMax);
+        }
+        if (bounded) {
+          List<Object[]> rows = query.getResultList();
+          for (int i = 0; i < rows.size(); i++) {
+            budget.takeOne(shardId);
+          }
+          return rows;
         }
         // a server-side cursor: rows arrive fetch_size at a time and are counted as they come, so
         // a shard with millions of matching rows is stopped at the cap, not after loading them all

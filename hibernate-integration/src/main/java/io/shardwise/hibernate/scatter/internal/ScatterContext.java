@@ -19,7 +19,7 @@ import org.hibernate.SessionFactory;
  *     String, Function)})
  * @param shardIds the shards of the current shard map
  * @param executor the fan-out pool, started on first use
- * @param reader runs one shard's part in a read-only transaction on that shard
+ * @param reader runs one shard's part in a read-only session on that shard, in a transaction or not
  * @param settings {@code shardwise.scatter.*}: the row cap and the cursor's fetch size
  * @param map the current shard map: while buckets move, which shard serves the reads of each
  * @param entity what Shardwise knows of an entity class (its shard key), or null
@@ -32,9 +32,9 @@ public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, S
     ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
     ShardwiseMetrics metrics, Session joined) {
 
-  /** Runs {@code work} in a read-only transaction on one shard. */
+  /** Runs {@code work} in a read-only session on one shard: in a transaction, or statement by statement. */
   @FunctionalInterface
   public interface ShardReader {
-    List<Object[]> read(String shardId, Function<Session, List<Object[]>> work);
+    List<Object[]> read(String shardId, boolean inTransaction, Function<Session, List<Object[]>> work);
   }
 }

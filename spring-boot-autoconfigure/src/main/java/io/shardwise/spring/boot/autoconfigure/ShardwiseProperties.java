@@ -152,6 +152,7 @@ public class ShardwiseProperties {
     put(p, ShardwiseSettings.CONTROL_URL, control.url);
     put(p, ShardwiseSettings.CONTROL_INITIALIZE, control.initialize);
     put(p, ShardwiseSettings.POOL_SIZE, pool.size);
+    put(p, ShardwiseSettings.POOL_MIN_IDLE, pool.minIdle);
     put(p, ShardwiseSettings.CONNECTION_TIMEOUT, pool.connectionTimeoutMs);
     put(p, ShardwiseSettings.SCHEMA_ACTION, schema.action);
     put(p, ShardwiseSettings.DDL, ddl);
@@ -275,8 +276,22 @@ public class ShardwiseProperties {
     /** Maximum connections per shard primary. */
     private Integer size = 10;
 
+    /**
+     * Connections each shard pool keeps open while idle, at most the pool size; 0 opens them on first
+     * use, so a shard that is down at start-up delays nobody.
+     */
+    private Integer minIdle = 0;
+
     /** How long a session waits for a shard connection before ShardUnavailableException, in milliseconds. */
     private Integer connectionTimeoutMs = 5000;
+
+    public Integer getMinIdle() {
+      return minIdle;
+    }
+
+    public void setMinIdle(Integer minIdle) {
+      this.minIdle = minIdle;
+    }
 
     public Integer getSize() {
       return size;

@@ -1,0 +1,436 @@
+package io.shardwise.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.Shardwise;
+import io.shardwise.testkit.PostgresShard;
+import io.shardwise.testkit.PostgresTopology;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.hibernate.SessionFactory;
+
+/**
+ * What one scatter-gather query costs the client, per shard, beside a point lookup and a fan-out
+ * written by hand with JDBC, on real shards (testkit, one PostgreSQL primary per shard), one caller
+ * thread. The query is a top-N: the 20 newest rows of all shards ({@code order by id desc}, limit
+ * 20), as entities.
+ *
+ * <p>Every variant runs in every round, the order rotated and reversed from round to round so that
+ * drift on a shared machine hits all alike; a round runs {@code ops} operations of a variant and
+ * records its throughput and the CPU time of every JVM thread (the caller, the scatter executor's
+ * threads and the JVM's own), divided by the operations. The report gives
+ * the medians over rounds, and ratios within the run only. The sequential variants, each adding one
+ * thing to the one before, break the cost of a shard's part down:
+ *
+ * <ul>
+ *   <li>{@code jdbc sequential}: one autocommit statement per shard on a HikariCP pool, rows mapped
+ *       by hand, merged in Java — the floor;</li>
+ *   <li>{@code + read-only transaction}: the same inside {@code setAutoCommit(false)} / commit;</li>
+ *   <li>{@code + SET LOCAL statement_timeout}: the round trip the scatter path used to make before
+ *       its statement;</li>
+ *   <li>{@code Hibernate session per shard}: {@code forShard(id).readOnly().fromSession} with the
+ *       same SQL as a native entity query: session, routing and materialisation;</li>
+ *   <li>{@code jdbc parallel}: the floor fanned out on a thread pool: the thread hand-off;</li>
+ *   <li>{@code shards.scatter()}: planning, fan-out, merge and materialisation, all of Shardwise.</li>
+ * </ul>
+ *
+ * <pre>
+ * mvn -B -q -pl benchmarks -am package -DskipTests
+ * java -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.ScatterCostWorkload
+ * </pre>
+ *
+ * Options as {@code key=value}: {@code shards=2,8} (one topology after the other),
+ * {@code rowsPerShard=500}, {@code rounds=7}, {@code ops=300} (per variant and round),
+ * {@code warmup=300} (per variant, before the rounds), {@code docs=docs/benchmarks.md} ({@code none}
+ * to leave it alone).
+ */
+public final class ScatterCostWorkload {
+  static final String SECTION = "## Scatter-gather: client cost per shard";
+  static final String BEGIN = "<!-- ScatterCostWorkload:begin (generated; rerun the workload to replace) -->";
+  static final String END = "<!-- ScatterCostWorkload:end -->";
+  private static final String TAG = "[scatter-cost] ";
+  static final int TOP = 20;
+  static final String TOP_HQL = "from ScatterAccount a order by a.id desc";
+  static final String TOP_SQL = "select id, email, status, balance_cents from scatter_account order by id desc limit "
+      + TOP;
+
+  enum Variant {
+    POINT("point lookup (`forKey(id).fromSession(find)`)"),
+    JDBC_SEQUENTIAL("jdbc sequential (autocommit, floor)"),
+    JDBC_TRANSACTION("jdbc sequential + read-only transaction"),
+    JDBC_TIMEOUT("jdbc sequential + transaction + `SET LOCAL statement_timeout`"),
+    SESSION_SEQUENTIAL("Hibernate session per shard, sequential (native entity query)"),
+    JDBC_PARALLEL("jdbc parallel (hand fan-out, Java merge)"),
+    SCATTER("`shards.scatter()` top-N");
+
+    final String label;
+
+    Variant(String label) {
+      this.label = label;
+    }
+  }
+
+  /** One round of one variant. */
+  record Round(double opsPerSecond, double cpuMicrosPerOp) {}
+
+  /** Medians over the rounds of one variant. */
+  record Result(Variant variant, double opsPerSecond, double cpuMicrosPerOp) {}
+
+  record ShardCountResult(int shards, Map<Variant, Result> results) {
+    double cpu(Variant v) {
+      return results.get(v).cpuMicrosPerOp();
+    }
+
+    double ops(Variant v) {
+      return results.get(v).opsPerSecond();
+    }
+  }
+
+  private final ShardedSessions shards;
+  private final List<String> shardIds;
+  private final List<HikariDataSource> jdbc;
+  private final ExecutorService fanOut;
+  private final long maxId;
+  private final SplittableRandom random = new SplittableRandom(42);
+
+  private ScatterCostWorkload(ShardedSessions shards, List<HikariDataSource> jdbc, long maxId) {
+    this.shards = shards;
+    this.shardIds = shards.shardIds().stream().sorted().toList();
+    this.jdbc = jdbc;
+    this.maxId = maxId;
+    this.fanOut = Executors.newFixedThreadPool(jdbc.size(), r -> {
+      Thread t = new Thread(r, "hand-fan-out");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  public static void main(String[] args) throws Exception {
+    Options options = Options.parse(args);
+    Workloads.quietLibraries();
+    System.out.println(TAG + options);
+    double loadBefore = Workloads.loadAverage();
+    List<ShardCountResult> all = new ArrayList<>();
+    String postgres = "?";
+    for (int count : options.shards) {
+      System.out.println(TAG + "starting " + count + " shards ...");
+      try (PostgresTopology pg = PostgresTopology.builder().shards(count).start()) {
+        postgres = Workloads.serverVersion(pg.shard(0).primary());
+        all.add(runOn(pg, options));
+      }
+    }
+    double loadAfter = Workloads.loadAverage();
+    String report = report(options, all, postgres, loadBefore, loadAfter);
+    System.out.println();
+    System.out.println(report);
+    if (options.docs != null) {
+      Workloads.writeSection(options.docs, SECTION, BEGIN, END, INTRO, report);
+      System.out.println(TAG + "results written to " + options.docs);
+    }
+  }
+
+  private static ShardCountResult runOn(PostgresTopology pg, Options options) throws Exception {
+    Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).ddl("create").schema("create")
+        .entities(ScatterAccount.class);
+    List<HikariDataSource> jdbc = new ArrayList<>();
+    for (PostgresShard shard : pg.shards()) {
+      builder.shard("shard" + shard.index(), shard.primary().jdbcUrl());
+      HikariConfig hc = new HikariConfig();
+      hc.setPoolName("hand-" + shard.index());
+      hc.setJdbcUrl(shard.primary().jdbcUrl());
+      hc.setUsername("postgres");
+      hc.setMaximumPoolSize(2);
+      jdbc.add(new HikariDataSource(hc));
+    }
+    try (SessionFactory sessionFactory = builder.buildSessionFactory()) {
+      ShardedSessions shards = ShardedSessions.of(sessionFactory);
+      long rows = (long) options.rowsPerShard * pg.shards().size();
+      load(shards, rows);
+      ScatterCostWorkload workload = new ScatterCostWorkload(shards, jdbc, rows);
+      try {
+        return workload.measure(options);
+      } finally {
+        workload.fanOut.shutdownNow();
+      }
+    } finally {
+      jdbc.forEach(HikariDataSource::close);
+    }
+  }
+
+  private static void load(ShardedSessions shards, long rows) {
+    Map<String, List<Long>> byShard = new java.util.TreeMap<>();
+    for (long id = 1; id <= rows; id++) {
+      byShard.computeIfAbsent(shards.shardFor(id), k -> new ArrayList<>()).add(id);
+    }
+    long started = System.nanoTime();
+    byShard.forEach((shard, ids) -> shards.forShard(shard).inTransaction(session -> ids.forEach(id ->
+        session.persist(new ScatterAccount(id, ScatterGatherWorkload.email(id), "ACTIVE", id % 100_000)))));
+    System.out.printf(Locale.ROOT, "%sloaded %d rows on %d shards in %.1f s%n", TAG, rows, byShard.size(),
+        (System.nanoTime() - started) / 1e9);
+  }
+
+  // --- the variants -------------------------------------------------------------------------
+
+  private void run(Variant variant) throws Exception {
+    switch (variant) {
+      case POINT -> {
+        long id = random.nextLong(1, maxId + 1);
+        ScatterAccount found = shards.forKey(id).fromSession(s -> s.find(ScatterAccount.class, id));
+        if (found == null || found.getId() != id) {
+          throw new IllegalStateException("point lookup of " + id + " found " + found);
+        }
+      }
+      case JDBC_SEQUENTIAL, JDBC_TRANSACTION, JDBC_TIMEOUT -> {
+        List<ScatterAccount> rows = new ArrayList<>();
+        for (HikariDataSource pool : jdbc) {
+          rows.addAll(jdbcPart(pool, variant));
+        }
+        check(merge(rows), variant);
+      }
+      case SESSION_SEQUENTIAL -> {
+        List<ScatterAccount> rows = new ArrayList<>();
+        for (String shardId : shardIds) {
+          rows.addAll(shards.forShard(shardId).readOnly().fromSession(s ->
+              s.createNativeQuery(TOP_SQL, ScatterAccount.class).getResultList()));
+        }
+        check(merge(rows), variant);
+      }
+      case JDBC_PARALLEL -> {
+        List<Future<List<ScatterAccount>>> parts = new ArrayList<>(jdbc.size());
+        for (HikariDataSource pool : jdbc) {
+          parts.add(fanOut.submit(() -> jdbcPart(pool, Variant.JDBC_SEQUENTIAL)));
+        }
+        List<ScatterAccount> rows = new ArrayList<>();
+        for (Future<List<ScatterAccount>> part : parts) {
+          rows.addAll(part.get());
+        }
+        check(merge(rows), variant);
+      }
+      case SCATTER -> check(shards.scatter().createQuery(TOP_HQL, ScatterAccount.class).setMaxResults(TOP)
+          .getResultList(), variant);
+      default -> throw new IllegalArgumentException(variant.name());
+    }
+  }
+
+  private static List<ScatterAccount> jdbcPart(HikariDataSource pool, Variant variant) throws SQLException {
+    try (Connection c = pool.getConnection()) {
+      boolean transaction = variant != Variant.JDBC_SEQUENTIAL;
+      if (transaction) {
+        c.setAutoCommit(false);
+        c.setReadOnly(true);
+      }
+      try {
+        if (variant == Variant.JDBC_TIMEOUT) {
+          try (Statement s = c.createStatement()) {
+            s.execute("SET LOCAL statement_timeout = 30000");
+          }
+        }
+        List<ScatterAccount> rows = new ArrayList<>(TOP);
+        try (PreparedStatement ps = c.prepareStatement(TOP_SQL); ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            rows.add(new ScatterAccount(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
+          }
+        }
+        if (transaction) {
+          c.commit();
+        }
+        return rows;
+      } finally {
+        if (transaction) {
+          c.setReadOnly(false);
+          c.setAutoCommit(true);
+        }
+      }
+    }
+  }
+
+  private static List<ScatterAccount> merge(List<ScatterAccount> rows) {
+    rows.sort((a, b) -> Long.compare(b.getId(), a.getId()));
+    return rows.subList(0, Math.min(TOP, rows.size()));
+  }
+
+  private void check(List<ScatterAccount> top, Variant variant) {
+    if (top.size() != TOP || top.get(0).getId() != maxId || top.get(TOP - 1).getId() != maxId - TOP + 1) {
+      throw new IllegalStateException(variant + " returned ids " + top.stream().map(a -> Long.toString(a.getId()))
+          .collect(Collectors.joining(",")) + ", expected " + maxId + " down to " + (maxId - TOP + 1));
+    }
+  }
+
+  // --- measurement --------------------------------------------------------------------------
+
+  private ShardCountResult measure(Options options) throws Exception {
+    Variant[] variants = Variant.values();
+    System.out.printf(Locale.ROOT, "%s%d shards: warm-up %d per variant, then %d rounds of %d per variant%n", TAG,
+        shardIds.size(), options.warmup, options.rounds, options.ops);
+    for (Variant v : variants) {
+      for (int i = 0; i < options.warmup; i++) {
+        run(v);
+      }
+    }
+    Map<Variant, List<Round>> rounds = new EnumMap<>(Variant.class);
+    for (int r = 0; r < options.rounds; r++) {
+      List<Variant> order = new ArrayList<>(Arrays.asList(variants));
+      java.util.Collections.rotate(order, r);
+      if (r % 2 == 1) {
+        java.util.Collections.reverse(order);
+      }
+      for (Variant v : order) {
+        Map<Long, Long> cpu = threadCpu();
+        long started = System.nanoTime();
+        for (int i = 0; i < options.ops; i++) {
+          run(v);
+        }
+        long wall = System.nanoTime() - started;
+        long cpuUsed = cpuSince(cpu);
+        rounds.computeIfAbsent(v, k -> new ArrayList<>()).add(
+            new Round(options.ops / (wall / 1e9), cpuUsed / 1e3 / options.ops));
+      }
+      System.out.printf(Locale.ROOT, "%s  round %d/%d: %s%n", TAG, r + 1, options.rounds,
+          order.stream().map(v -> String.format(Locale.ROOT, "%s %.0f µs CPU/op", v.name(),
+              rounds.get(v).get(rounds.get(v).size() - 1).cpuMicrosPerOp())).collect(Collectors.joining(", ")));
+    }
+    Map<Variant, Result> results = new EnumMap<>(Variant.class);
+    rounds.forEach((v, list) -> results.put(v, new Result(v, Workloads.median(list, Round::opsPerSecond),
+        Workloads.median(list, Round::cpuMicrosPerOp))));
+    return new ShardCountResult(shardIds.size(), results);
+  }
+
+  /**
+   * CPU time of every live thread of the JVM, in ns, by thread id: the caller, the fan-out threads
+   * and the JVM's own (compiler, GC). The process's total from the OS counts in 10 ms ticks, too
+   * coarse for a round.
+   */
+  private static Map<Long, Long> threadCpu() {
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    Map<Long, Long> cpu = new java.util.HashMap<>();
+    for (long id : threads.getAllThreadIds()) {
+      long t = threads.getThreadCpuTime(id);
+      if (t > 0) {
+        cpu.put(id, t);
+      }
+    }
+    return cpu;
+  }
+
+  /**
+   * CPU used since {@code before} by the threads alive now: an idle pool thread that exits during a
+   * round (the scatter executor's do after 30 s) must not take its earlier CPU time out of the sum.
+   */
+  private static long cpuSince(Map<Long, Long> before) {
+    long used = 0;
+    for (Map.Entry<Long, Long> now : threadCpu().entrySet()) {
+      used += now.getValue() - before.getOrDefault(now.getKey(), 0L);
+    }
+    return used;
+  }
+
+  // --- report -------------------------------------------------------------------------------
+
+  static String report(Options o, List<ShardCountResult> all, String postgres, double loadBefore,
+      double loadAfter) {
+    StringBuilder b = new StringBuilder(BEGIN).append("\n\n");
+    b.append(String.format(Locale.ROOT, "One run, %s. Machine: %d cores as the JVM sees them, shared with other builds"
+            + " (load average %.1f at the start, %.1f at the end); %s %s; PostgreSQL %s from the testkit's embedded"
+            + " bundle, every shard and the workload on the same machine; one caller thread. Settings: %s. Medians"
+            + " over %d rounds; CPU is the CPU time of all JVM threads per operation (µs).%n",
+        LocalDate.now(), Runtime.getRuntime().availableProcessors(), loadBefore, loadAfter,
+        System.getProperty("java.vm.name"), System.getProperty("java.version"), postgres, o, o.rounds));
+    for (ShardCountResult r : all) {
+      int n = r.shards();
+      double point = r.cpu(Variant.POINT);
+      b.append(String.format(Locale.ROOT, "%n**%d shards.**%n%n", n));
+      b.append("| variant | ops/s | CPU µs/op | CPU µs per shard | ÷ jdbc parallel (ops/s) |\n");
+      b.append("|---|---:|---:|---:|---:|\n");
+      for (Result result : r.results().values()) {
+        boolean perShard = result.variant() != Variant.POINT;
+        b.append(String.format(Locale.ROOT, "| %s | %,.0f | %.0f | %s | %.2fx |%n", result.variant().label,
+            result.opsPerSecond(), result.cpuMicrosPerOp(),
+            perShard ? String.format(Locale.ROOT, "%.1f", result.cpuMicrosPerOp() / n) : "",
+            result.opsPerSecond() / r.ops(Variant.JDBC_PARALLEL)));
+      }
+      double floor = r.cpu(Variant.JDBC_SEQUENTIAL);
+      b.append(String.format(Locale.ROOT, "%nPer shard, CPU µs: read-only transaction %.1f, `SET LOCAL` round trip"
+              + " %.1f, Hibernate session + materialisation %.1f, thread hand-off %.1f (differences of the rows"
+              + " above, divided by %d shards); planning, executor and merge of `shards.scatter()` beyond a session"
+              + " per shard: %.0f µs per query. Scatter per shard ÷ point lookup: **%.2fx**; scatter ÷ hand fan-out"
+              + " (ops/s): **%.2fx**; scatter ÷ sequential sessions (ops/s): **%.2fx**.%n",
+          (r.cpu(Variant.JDBC_TRANSACTION) - floor) / n,
+          (r.cpu(Variant.JDBC_TIMEOUT) - r.cpu(Variant.JDBC_TRANSACTION)) / n,
+          (r.cpu(Variant.SESSION_SEQUENTIAL) - floor) / n, (r.cpu(Variant.JDBC_PARALLEL) - floor) / n, n,
+          r.cpu(Variant.SCATTER) - r.cpu(Variant.SESSION_SEQUENTIAL),
+          r.cpu(Variant.SCATTER) / n / point, r.ops(Variant.SCATTER) / r.ops(Variant.JDBC_PARALLEL),
+          r.ops(Variant.SCATTER) / r.ops(Variant.SESSION_SEQUENTIAL)));
+    }
+    b.append("\n").append(END).append("\n");
+    return b.toString();
+  }
+
+  static final String INTRO = """
+      `ScatterCostWorkload` measures what a scatter-gather query costs the client per shard: the 20
+      newest rows of all shards as entities through `shards.scatter()`, beside a point lookup, a
+      fan-out written by hand with JDBC (parallel and sequential), and sequential variants that add
+      a read-only transaction, a `SET LOCAL statement_timeout` round trip and a Hibernate session per
+      shard one at a time, so that their differences break the cost down. All variants alternate in
+      every round of one run; read the ratios, not the absolute numbers. Run from the repository root:
+
+      ```
+      mvn -B -q -pl benchmarks -am package -DskipTests && java -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.ScatterCostWorkload
+      ```
+      """;
+
+  // --- options ------------------------------------------------------------------------------
+
+  static final class Options {
+    int[] shards = {2, 8};
+    int rowsPerShard = 500;
+    int rounds = 7;
+    int ops = 500;
+    int warmup = 300;
+    Path docs = Path.of("docs/benchmarks.md");
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      String keys = "shards, rowsPerShard, rounds, ops, warmup, docs";
+      for (Map.Entry<String, String> arg : Workloads.keyValues(args, keys).entrySet()) {
+        String key = arg.getKey();
+        String value = arg.getValue();
+        switch (key) {
+          case "shards" -> o.shards = Arrays.stream(value.split(","))
+              .mapToInt(v -> Workloads.positive(key, Integer.parseInt(v.trim()))).toArray();
+          case "rowsPerShard" -> o.rowsPerShard = Math.max(TOP, Workloads.positive(key, Integer.parseInt(value)));
+          case "rounds" -> o.rounds = Workloads.positive(key, Integer.parseInt(value));
+          case "ops" -> o.ops = Workloads.positive(key, Integer.parseInt(value));
+          case "warmup" -> o.warmup = Workloads.nonNegative(key, Integer.parseInt(value));
+          case "docs" -> o.docs = value.equals("none") ? null : Path.of(value);
+          default -> throw new IllegalArgumentException("unknown option '" + key + "'; known: " + keys);
+        }
+      }
+      return o;
+    }
+
+    @Override
+    public String toString() {
+      return String.format(Locale.ROOT, "shards=%s rowsPerShard=%d rounds=%d ops=%d warmup=%d",
+          Arrays.stream(shards).mapToObj(Integer::toString).collect(Collectors.joining(",")), rowsPerShard, rounds,
+          ops, warmup);
+    }
+  }
+}
