@@ -1,5 +1,7 @@
 package io.shardwise.benchmarks;
 
+import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,6 +25,8 @@ final class LoadRunner {
   private final LongAdder errors = new LongAdder();
   /** CPU time the workers spent in the measured interval, in nanoseconds (their threads only: the client's work). */
   private final LongAdder measuredCpuNanos = new LongAdder();
+  /** Heap bytes the workers allocated in the measured interval (their threads only; deterministic, unlike CPU time). */
+  private final LongAdder measuredAllocatedBytes = new LongAdder();
   private volatile String firstError;
 
   private LoadRunner() {}
@@ -99,17 +103,20 @@ final class LoadRunner {
     Arrays.sort(all);
     return new LoadResult(subject, threads, total, (stop - start) / 1e9, Workloads.percentile(all, 0.50) / 1e3,
         Workloads.percentile(all, 0.99) / 1e3, errors.sum(), firstError,
-        total == 0 ? 0 : measuredCpuNanos.sum() / 1e3 / total);
+        total == 0 ? 0 : measuredCpuNanos.sum() / 1e3 / total,
+        total == 0 ? 0 : (double) measuredAllocatedBytes.sum() / total);
   }
 
   private void work(int rows, LongFunction<Customer> lookup, Latencies latencies) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
-    java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+    ThreadMXBean cpu = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long cpuAtMeasureStart = -1;
+    long bytesAtMeasureStart = -1;
     int p;
     while ((p = phase) != STOP) {
       if (p == MEASURE && cpuAtMeasureStart < 0) {
         cpuAtMeasureStart = cpu.getCurrentThreadCpuTime();
+        bytesAtMeasureStart = cpu.getCurrentThreadAllocatedBytes();
       }
       long id = random.nextLong(1, rows + 1L);
       long t0 = System.nanoTime();
@@ -137,6 +144,7 @@ final class LoadRunner {
     }
     if (cpuAtMeasureStart >= 0) {
       measuredCpuNanos.add(cpu.getCurrentThreadCpuTime() - cpuAtMeasureStart);
+      measuredAllocatedBytes.add(cpu.getCurrentThreadAllocatedBytes() - bytesAtMeasureStart);
     }
   }
 

@@ -62,7 +62,8 @@ import org.postgresql.PGConnection;
  * neighbour hurts all of them alike, and the report gives each cell's median over the rounds. Beside
  * throughput it reports the client's CPU time per operation (the worker threads' CPU time from
  * {@link java.lang.management.ThreadMXBean} over the measured operations), which on a shared machine
- * moves far less than ops/s does. Each operation picks a uniformly random id; every result is
+ * moves far less than ops/s does, and the heap bytes those threads allocated per operation, which
+ * does not move with the machine's load at all once the code is compiled. Each operation picks a uniformly random id; every result is
  * checked (a missing or wrong row counts as an error). Latency is measured per operation
  * (open session, find, close), percentiles are exact over all measured operations.
  *
@@ -232,8 +233,8 @@ public final class PointLookupWorkload {
                 settings.rows(), e.getValue());
             results.add(r);
             System.out.printf("  -> round %d, %s, %d thread(s): %,.0f ops/s, p50 %.0f us, p99 %.0f us,"
-                    + " client CPU %.1f us/op%s%n", round, e.getKey().label, threads, r.opsPerSecond(), r.p50Micros(),
-                r.p99Micros(), r.cpuMicrosPerOp(),
+                    + " client CPU %.1f us/op, %,.0f bytes/op%s%n", round, e.getKey().label, threads, r.opsPerSecond(),
+                r.p50Micros(), r.p99Micros(), r.cpuMicrosPerOp(), r.bytesPerOp(),
                 r.errors() == 0 ? "" : ", " + r.errors() + " ERRORS (first: " + r.firstError() + ")");
           }
         }
@@ -488,14 +489,15 @@ public final class PointLookupWorkload {
       sb.append(String.format(Locale.ROOT, "Measured %s: %,d rows, %d shard(s), %d round(s) of %d s warm-up + %d s"
               + " measured per system (systems alternating within each round), pools of %d, %d CPU(s) visible to"
               + " the JVM, Java %s, 1-minute load average %.1f–%.1f at the rounds' starts. Medians over the rounds;"
-              + " client CPU is the worker threads' CPU time (ThreadMXBean) over the measured operations.%n%n",
+              + " client CPU and allocated bytes are the worker threads' (ThreadMXBean) over the measured"
+              + " operations.%n%n",
           LocalDate.now(), settings.rows(), settings.shards(), settings.rounds(), settings.warmup().toSeconds(),
           settings.duration().toSeconds(), settings.pool(), Runtime.getRuntime().availableProcessors(),
           System.getProperty("java.version"), loads.stream().mapToDouble(Double::doubleValue).min().orElse(0),
           loads.stream().mapToDouble(Double::doubleValue).max().orElse(0)));
       sb.append("| threads | system | ops/s | p50 µs | p99 µs | × baseline ops/s | client CPU µs/op (min–max)"
-          + " | × baseline CPU/op | errors |\n");
-      sb.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+          + " | × baseline CPU/op | bytes/op | × baseline bytes/op | errors |\n");
+      sb.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (int threads : settings.threads()) {
         Map<String, List<LoadResult>> cells = new LinkedHashMap<>();
         results.stream().filter(r -> r.threads() == threads)
@@ -503,16 +505,19 @@ public final class PointLookupWorkload {
         List<LoadResult> base = cells.get(Subject.BASELINE.key);
         double baseOps = base == null ? Double.NaN : Workloads.median(base, LoadResult::opsPerSecond);
         double baseCpu = base == null ? Double.NaN : Workloads.median(base, LoadResult::cpuMicrosPerOp);
+        double baseBytes = base == null ? Double.NaN : Workloads.median(base, LoadResult::bytesPerOp);
         for (Map.Entry<String, List<LoadResult>> cell : cells.entrySet()) {
           List<LoadResult> rounds = cell.getValue();
           double ops = Workloads.median(rounds, LoadResult::opsPerSecond);
           double cpu = Workloads.median(rounds, LoadResult::cpuMicrosPerOp);
-          sb.append(String.format(Locale.ROOT, "| %d | %s | %,.0f | %.0f | %.0f | %s | %.1f (%.1f–%.1f) | %s | %d |%n",
+          double bytes = Workloads.median(rounds, LoadResult::bytesPerOp);
+          sb.append(String.format(Locale.ROOT,
+              "| %d | %s | %,.0f | %.0f | %.0f | %s | %.1f (%.1f–%.1f) | %s | %,.0f | %s | %d |%n",
               threads, cell.getKey(), ops, Workloads.median(rounds, LoadResult::p50Micros),
               Workloads.median(rounds, LoadResult::p99Micros), ratio(ops, baseOps), cpu,
               rounds.stream().mapToDouble(LoadResult::cpuMicrosPerOp).min().orElse(0),
               rounds.stream().mapToDouble(LoadResult::cpuMicrosPerOp).max().orElse(0), ratio(cpu, baseCpu),
-              rounds.stream().mapToLong(LoadResult::errors).sum()));
+              bytes, ratio(bytes, baseBytes), rounds.stream().mapToLong(LoadResult::errors).sum()));
         }
       }
       unavailable.forEach((subject, why) -> sb.append(String.format("%n%s was not measured: %s%n", subject.key, why)));

@@ -149,7 +149,9 @@ public final class ShardRoute {
     } catch (RuntimeException e) {
       throw fencedOrSame(e);
     } finally {
-      ReadYourWritesTracking.requireForReads(null);
+      if (setsReadRequirement()) {
+        ReadYourWritesTracking.requireForReads(null);
+      }
     }
   }
 
@@ -228,8 +230,12 @@ public final class ShardRoute {
       }
       return result;
     } finally {
-      ReadYourWritesTracking.stopTrackingWrites();
-      ReadYourWritesTracking.requireForReads(null);
+      if (writes != null) {
+        ReadYourWritesTracking.stopTrackingWrites();
+      }
+      if (setsReadRequirement()) {
+        ReadYourWritesTracking.requireForReads(null);
+      }
     }
   }
 
@@ -247,7 +253,7 @@ public final class ShardRoute {
    * target reads from the owner (whose replicas honour the pin): the target may not have the write yet.
    */
   private String requireForReads() {
-    if (!readOnly || scope == null) {
+    if (!setsReadRequirement()) {
       return shardId();
     }
     String shard = readShardId;
@@ -258,6 +264,11 @@ public final class ShardRoute {
     }
     ReadYourWritesTracking.requireForReads(ownerPin != null ? ownerPin : pins.requirement(scope.id(), shard));
     return shard;
+  }
+
+  /** Whether {@link #requireForReads()} sets this thread's read requirement (and the unit of work must clear it). */
+  private boolean setsReadRequirement() {
+    return readOnly && scope != null;
   }
 
   /**

@@ -98,8 +98,9 @@ public final class ShardedSessions {
 
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
   public ShardRoute forKey(long key) {
-    return new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key), router.readShardFor(key),
-        false, null, metrics, SessionKind.KEY);
+    String owner = router.shardFor(key);
+    return new ShardRoute(sessionFactory, components.pins(), router, owner, router.readShardFor(key, owner), false,
+        null, metrics, SessionKind.KEY);
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */

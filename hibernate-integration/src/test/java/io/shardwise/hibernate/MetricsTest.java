@@ -40,10 +40,12 @@ class MetricsTest {
   private static final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private static SessionFactory sessionFactory;
   private static ShardedSessions shards;
+  private static PostgresTopology topology;
   private static final AtomicLong nextKey = new AtomicLong(1_000);
 
   @BeforeAll
   static void start(PostgresTopology pg) {
+    topology = pg;
     Shardwise.Builder b = BankFixture.builder(pg).entities(Profile.class, TimedProfile.class)
         .property(ShardwiseSettings.RYW_SECRET, "0123456789abcdef0123456789abcdef-test-only")
         .meterRegistry(registry);
@@ -96,6 +98,32 @@ class MetricsTest {
       assertNotNull(s);
     }
     assertEquals(1, sessions("none", "no-shard") - noShard);
+  }
+
+  /**
+   * A session opened by key while the thread's {@link ShardContext} names another shard: it runs on
+   * the key's shard (proved by the server's port), counts as a key session there, and leaves the
+   * context as it was for the sessions opened the ordinary way after it.
+   */
+  @Test
+  void aKeySessionInsideAnotherShardsContextRunsOnTheKeysShardAndLeavesTheContextAlone() {
+    long onS1 = keyOn(S1);
+    double key1 = sessions(S1, "key");
+    double context0 = sessions(S0, "context");
+    try (ShardContext.Scope ignored = shards.contextForKey(keyOn(S0))) {
+      int port = shards.forKey(onS1).fromSession(s -> s.createNativeQuery("select inet_server_port()",
+          Integer.class).getSingleResult());
+      assertEquals(topology.shard(1).primary().port(), port);
+      assertEquals(S0, ShardContext.current());
+      try (Session s = sessionFactory.openSession()) {
+        assertEquals(S0, s.getTenantIdentifier());
+        int contextPort = s.createNativeQuery("select inet_server_port()", Integer.class).getSingleResult();
+        assertEquals(topology.shard(0).primary().port(), contextPort);
+      }
+    }
+    assertNull(ShardContext.current());
+    assertEquals(1, sessions(S1, "key") - key1);
+    assertEquals(1, sessions(S0, "context") - context0);
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
@@ -66,6 +67,26 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
 
   /** A connection to the primary of {@code shardId} as {@code map} describes it. */
   public Connection primary(ShardMap map, String shardId) {
+    return checkout(map, shardId, false);
+  }
+
+  /**
+   * A connection to the primary of {@code shardId} for a Hibernate session: counted into the
+   * shard's bulkhead ({@link #enter}; {@link #leave} when the session releases it) and wrapped as a
+   * {@link ShardConnection} that reports to the breaker of the pool it came from and names that
+   * pool's server when it fails.
+   */
+  public Connection sessionConnection(String shardId) {
+    enter(shardId);
+    try {
+      return checkout(maps.get(), shardId, true);
+    } catch (RuntimeException e) {
+      leave(shardId);
+      throw e;
+    }
+  }
+
+  private Connection checkout(ShardMap map, String shardId, boolean forSession) {
     ShardDescriptor shard = map.shards().get(shardId);
     if (shard == null) {
       throw new ShardUnavailableException("Shard '" + shardId + "' is not in shard map version " + map.version()
@@ -105,7 +126,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
         throw failure;
       }
       if (c != null) {
-        return c;
+        return forSession ? ShardConnection.wrap(c, shardId, config.timeouts(shardId, false).socketTimeoutMs(), breaker)
+            : c;
       }
       // retired between the lookup and the borrow: the map holds its successor now
     }

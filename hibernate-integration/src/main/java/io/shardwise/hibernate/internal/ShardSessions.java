@@ -16,8 +16,12 @@ public final class ShardSessions {
    */
   public static final String NO_SHARD = "(no shard)";
 
-  /** The shard of the session {@link #open} is opening on this thread, for the tenant resolver. */
-  private static final ThreadLocal<String> OPENING = new ThreadLocal<>();
+  /**
+   * The shard of the session {@link #open} is opening on this thread, for the tenant resolver: one
+   * one-element array per thread, written in place, so that opening a session neither allocates a
+   * thread-local entry nor removes one (a JDK type, so a pooled thread pins no application class loader).
+   */
+  private static final ThreadLocal<String[]> OPENING = ThreadLocal.withInitial(() -> new String[1]);
 
   /** The session whose transaction Shardwise runs work in on this thread, for scatter queries to join. */
   private static final ThreadLocal<Session> IN_TRANSACTION = new ThreadLocal<>();
@@ -55,16 +59,17 @@ public final class ShardSessions {
    * name its shard, or count it as a session of the thread's {@link ShardContext}.
    */
   public static Session open(SessionFactory sessionFactory, String shardId, boolean readOnly) {
-    String outer = OPENING.get();
-    OPENING.set(shardId);
-    try (ShardContext.Scope ignored = ShardContext.use(shardId)) {
+    if (shardId == null) {
+      throw new IllegalArgumentException("A shard session needs a shard id, was null; to route by key use"
+          + " ShardedSessions.forKey(key)");
+    }
+    String[] opening = OPENING.get();
+    String outer = opening[0];
+    opening[0] = shardId;
+    try {
       return sessionFactory.withOptions().tenantIdentifier((Object) shardId).readOnly(readOnly).openSession();
     } finally {
-      if (outer == null) {
-        OPENING.remove();
-      } else {
-        OPENING.set(outer);
-      }
+      opening[0] = outer;
     }
   }
 
@@ -78,7 +83,7 @@ public final class ShardSessions {
 
   /** The shard of a session {@link #open} is opening on this thread, else null. */
   public static String opening() {
-    return OPENING.get();
+    return OPENING.get()[0];
   }
 
   /**

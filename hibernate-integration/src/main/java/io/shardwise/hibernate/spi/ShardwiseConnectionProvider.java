@@ -63,15 +63,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
-    primaries.enter(shardId);
-    try {
-      Connection connection = primaries.primary(shardId);
-      return ShardConnection.wrap(connection, shardId, () -> primaries.primaryNode(shardId),
-          primaries.socketTimeoutMs(shardId), primaries.breakerOf(shardId));
-    } catch (RuntimeException e) {
-      primaries.leave(shardId);
-      throw e;
-    }
+    return primaries.sessionConnection(shardId);
   }
 
   @Override

@@ -92,6 +92,19 @@ public final class ShardConnection implements Connection {
     return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker);
   }
 
+  /**
+   * The same, naming the server in failure messages as its (non-null) breaker does: nothing is
+   * allocated for the name on the way in.
+   */
+  public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker) {
+    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker);
+  }
+
+  /** The server as failure messages name it. */
+  private String server() {
+    return node != null ? node.get() : breaker.node();
+  }
+
   /** Whether the driver gave up waiting for the server: a socket read timed out. */
   public static boolean isTimeout(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -171,7 +184,7 @@ public final class ShardConnection implements Connection {
   private void requireBeforeDeadline(String action) throws SQLException {
     long leftNanos = deadlineNanos - System.nanoTime();
     if (leftNanos <= 0) {
-      String server = node.get();
+      String server = server();
       failure = new ShardUnavailableException("Shard '" + shardId + "': the unit of work timed out after "
           + deadlineMs + " ms (its deadline) before it could " + action + " on its " + server + ". Nothing of this"
           + " unit of work since its last commit was kept; retry it, or give it a longer deadline.", shardId, server,
@@ -202,7 +215,7 @@ public final class ShardConnection implements Connection {
     if (!isConnectionLost(e)) {
       return e;
     }
-    String server = node.get();
+    String server = server();
     String what = isTimeout(e) && deadlineNanos != 0 && System.nanoTime() - deadlineNanos >= 0
         ? "its " + server + " did not answer: timed out after " + deadlineMs + " ms (the unit of work's deadline; SQLSTATE "
             + e.getSQLState() + ": " + e.getMessage() + "; the connection is closed)"

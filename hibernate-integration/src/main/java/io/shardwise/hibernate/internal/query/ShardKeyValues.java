@@ -32,7 +32,9 @@ public final class ShardKeyValues {
     if (value == null || QueryGuard.bypassed()) {
       return;
     }
-    String sessionShard = session.getTenantIdentifier();
+    // the raw value: getTenantIdentifier() formats it through its JavaType on every call
+    String sessionShard = session.getTenantIdentifierValue() instanceof String shard ? shard
+        : session.getTenantIdentifier();
     if (ShardSessions.NO_SHARD.equals(sessionShard)) {
       return; // a session without a shard refuses every sharded table at its connection, naming the entity
     }
@@ -66,7 +68,9 @@ public final class ShardKeyValues {
     if (key == null) {
       return;
     }
-    String sessionShard = session.getTenantIdentifier();
+    // the raw value: getTenantIdentifier() formats it through its JavaType on every call
+    String sessionShard = session.getTenantIdentifierValue() instanceof String shard ? shard
+        : session.getTenantIdentifier();
     if (ShardSessions.NO_SHARD.equals(sessionShard)) {
       return; // a session without a shard refuses every sharded table at its connection, naming the entity
     }

@@ -97,6 +97,22 @@ public final class Router {
   }
 
   /**
+   * {@link #readShardFor(long)} for a key whose owner was just looked up: that owner, without
+   * hashing the key again, unless the current map has switched the reads of some bucket to a move's target.
+   */
+  public String readShardFor(long key, String owner) {
+    Routing current = routing;
+    if (!current.map().hasSwitchedReads()) {
+      return owner;
+    }
+    try {
+      return current.strategy().readShardFor(key);
+    } catch (IllegalArgumentException e) {
+      throw new ShardKeyException(e.getMessage(), e);
+    }
+  }
+
+  /**
    * Whether {@code key} belonged to {@code shardId} under the map before the current one: a write
    * whose session was opened on the old owner just before a move switched the key's bucket.
    */
