@@ -94,18 +94,15 @@ public final class ShardSessions {
    */
   public static StatelessSession openStatelessSharing(Session parent) {
     java.sql.Connection connection = parent.doReturningWork(c -> c);
-    String outer = OPENING.get();
-    OPENING.set(parent.getTenantIdentifier());
+    String[] opening = OPENING.get();
+    String outer = opening[0];
+    opening[0] = parent.getTenantIdentifier();
     try {
       return parent.getSessionFactory().withStatelessOptions().connection(connection)
           .tenantIdentifier((Object) parent.getTenantIdentifier()).readOnly(parent.isDefaultReadOnly())
           .openStatelessSession();
     } finally {
-      if (outer == null) {
-        OPENING.remove();
-      } else {
-        OPENING.set(outer);
-      }
+      opening[0] = outer;
     }
   }
 }
