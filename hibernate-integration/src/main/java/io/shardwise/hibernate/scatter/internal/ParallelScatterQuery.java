@@ -2,6 +2,7 @@ package io.shardwise.hibernate.scatter.internal;
 
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.ShardedEntity;
+import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.routing.BucketStrategy;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.internal.query.QueryGuard;
@@ -145,6 +146,23 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
 
   @Override
   public ScatterResult<T> getResult() {
+    ShardwiseObservations observations = context.observations();
+    if (observations == null) {
+      return result(null);
+    }
+    ShardwiseObservations.Observed observed = observations.scatter(hql);
+    try {
+      return result(observed);
+    } catch (RuntimeException e) {
+      observed.error(e);
+      throw e;
+    } finally {
+      observed.stop();
+    }
+  }
+
+  /** The query's result; {@code observed} is its observation, or null when tracing is off. */
+  private ScatterResult<T> result(ShardwiseObservations.Observed observed) {
     long started = System.nanoTime();
     long deadlineNanos = started + deadline.toNanos();
     ScatterPlan plan = ScatterPlanner.plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
@@ -183,12 +201,16 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     for (String shardId : shardIds) {
       String bucketFilter = filtered ? bucketFilter(plan, map, shardId) : null;
       String hqlOfShard = bucketFilter == null ? shardHql : plan.shardHql(keyset, bucketFilter);
-      tasks.put(shardId, () -> runOnShard(shardId, hqlOfShard, keysetParameters, perShardMax, deadlineNanos, budget));
+      tasks.put(shardId,
+          () -> runOnShard(shardId, observed, hqlOfShard, keysetParameters, perShardMax, deadlineNanos, budget));
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
       }
     }
     context.metrics().scatterFanOut(tasks.size());
+    if (observed != null) {
+      context.observations().fannedOut(observed, tasks.size());
+    }
     ScatterExecutor.Outcome<List<Object[]>> outcome =
         context.executor().get().run(tasks, deadlineNanos, policy == ShardFailurePolicy.FAIL);
     for (Throwable error : outcome.errors().values()) {
@@ -324,9 +346,9 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     return null;
   }
 
-  private List<Object[]> runOnShard(String shardId, String shardHql, Map<String, Object> keysetParameters,
-      int perShardMax, long deadlineNanos, RowBudget budget) {
-    return context.reader().read(shardId, session -> {
+  private List<Object[]> runOnShard(String shardId, ShardwiseObservations.Observed scatter, String shardHql,
+      Map<String, Object> keysetParameters, int perShardMax, long deadlineNanos, RowBudget budget) {
+    return context.reader().read(shardId, scatter, session -> {
       long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
       if (leftMs <= 0) {
         throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);

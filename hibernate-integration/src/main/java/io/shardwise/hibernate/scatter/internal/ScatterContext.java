@@ -3,6 +3,7 @@ package io.shardwise.hibernate.scatter.internal;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.routing.ShardMap;
 import java.util.List;
 import java.util.Set;
@@ -24,15 +25,19 @@ import org.hibernate.SessionFactory;
  * @param map the current shard map: while buckets move, which shard serves the reads of each
  * @param entity what Shardwise knows of an entity class (its shard key), or null
  * @param metrics where each query's fan-out is recorded (the reader times each shard's part)
+ * @param observations where each query is observed (the reader observes each shard's part); null when tracing is off
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
     ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
-    ShardwiseMetrics metrics) {
+    ShardwiseMetrics metrics, ShardwiseObservations observations) {
 
-  /** Runs {@code work} in a read-only transaction on one shard. */
+  /**
+   * Runs {@code work} in a read-only transaction on one shard, as a child of the query's observation
+   * {@code scatter} (null when tracing is off).
+   */
   @FunctionalInterface
   public interface ShardReader {
-    List<Object[]> read(String shardId, Function<Session, List<Object[]>> work);
+    List<Object[]> read(String shardId, ShardwiseObservations.Observed scatter, Function<Session, List<Object[]>> work);
   }
 }
