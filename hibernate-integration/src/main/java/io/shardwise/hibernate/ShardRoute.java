@@ -4,6 +4,7 @@ import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.readwrite.internal.LsnText;
 import io.shardwise.hibernate.readwrite.internal.ReadRetry;
@@ -47,19 +48,23 @@ public final class ShardRoute {
   private final boolean readOnly;
   private final ConsistencyScope scope;
   private final ShardwiseMetrics metrics;
+  /** Null when tracing is off. */
+  private final ShardwiseObservations observations;
   private final SessionKind kind;
   /** The unit of work's deadline in ms, 0 for none (the pool's per-call deadlines still apply). */
   private final long deadlineMs;
 
   ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
-      String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics, SessionKind kind) {
-    this(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics, kind, 0);
+      String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics,
+      ShardwiseObservations observations, SessionKind kind) {
+    this(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics, observations, kind, 0);
   }
 
   private ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
-      String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics, SessionKind kind,
-      long deadlineMs) {
+      String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics,
+      ShardwiseObservations observations, SessionKind kind, long deadlineMs) {
     this.metrics = metrics;
+    this.observations = observations;
     this.kind = kind;
     this.deadlineMs = deadlineMs;
     this.sessionFactory = sessionFactory;
@@ -82,7 +87,8 @@ public final class ShardRoute {
 
   /** The same shard, read-only: served by replicas where they are healthy and caught up. */
   public ShardRoute readOnly() {
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope, metrics, kind, deadlineMs);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope, metrics, observations,
+        kind, deadlineMs);
   }
 
   /**
@@ -104,7 +110,7 @@ public final class ShardRoute {
           + " ms, not " + deadline);
     }
     return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics,
-        kind, deadline.toMillis());
+        observations, kind, deadline.toMillis());
   }
 
   /** The unit-of-work deadline of {@link #withDeadline}, or null when none is set. */
@@ -117,7 +123,8 @@ public final class ShardRoute {
     if (scope == null) {
       throw new IllegalArgumentException("within(scope) needs a scope: shards.consistency().scope(id)");
     }
-    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics, kind, deadlineMs);
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics,
+        observations, kind, deadlineMs);
   }
 
   /**
@@ -141,16 +148,24 @@ public final class ShardRoute {
 
   private <R> R sessionOnce(Function<Session, R> work) {
     String shard = requireForReads();
+    ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, readOnly);
     try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
       if (deadlineMs != 0) {
         session.doWork(c -> ShardConnection.startDeadline(c, deadlineMs));
       }
       return work.apply(session);
     } catch (RuntimeException e) {
-      throw fencedOrSame(e);
+      RuntimeException thrown = fencedOrSame(e);
+      if (observed != null) {
+        observed.error(thrown);
+      }
+      throw thrown;
     } finally {
       if (setsReadRequirement()) {
         ReadYourWritesTracking.requireForReads(null);
+      }
+      if (observed != null) {
+        observed.stop();
       }
     }
   }
@@ -197,6 +212,7 @@ public final class ShardRoute {
   private <R> R transactionOnce(Function<Session, R> work) {
     String shard = requireForReads();
     ReadYourWritesTracking.Writes writes = scope != null && !readOnly ? ReadYourWritesTracking.startTrackingWrites() : null;
+    ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, readOnly);
     try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
       Transaction tx = session.beginTransaction();
       R result;
@@ -229,12 +245,20 @@ public final class ShardRoute {
         pins.pinAfterCommit(scope.id(), writeShardId, writes, lsn);
       }
       return result;
+    } catch (RuntimeException | Error e) {
+      if (observed != null) {
+        observed.error(e);
+      }
+      throw e;
     } finally {
       if (writes != null) {
         ReadYourWritesTracking.stopTrackingWrites();
       }
       if (setsReadRequirement()) {
         ReadYourWritesTracking.requireForReads(null);
+      }
+      if (observed != null) {
+        observed.stop();
       }
     }
   }

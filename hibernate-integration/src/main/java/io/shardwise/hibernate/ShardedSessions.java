@@ -4,6 +4,7 @@ import io.shardwise.hibernate.globalindex.BackfillProgress;
 import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardingModel;
@@ -48,12 +49,15 @@ public final class ShardedSessions {
   private final ShardwiseComponents components;
   private final Router router;
   private final ShardwiseMetrics metrics;
+  /** Null when tracing is off. */
+  private final ShardwiseObservations observations;
 
   private ShardedSessions(SessionFactory sessionFactory, ShardwiseComponents components) {
     this.sessionFactory = sessionFactory;
     this.components = components;
     this.router = components.router();
     this.metrics = components.metrics();
+    this.observations = components.observations();
   }
 
   ShardwiseComponents components() {
@@ -93,14 +97,14 @@ public final class ShardedSessions {
    */
   public ShardRoute forKey(Object key) {
     return new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key), router.readShardFor(key),
-        false, null, metrics, SessionKind.KEY);
+        false, null, metrics, observations, SessionKind.KEY);
   }
 
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
   public ShardRoute forKey(long key) {
     String owner = router.shardFor(key);
     return new ShardRoute(sessionFactory, components.pins(), router, owner, router.readShardFor(key, owner), false,
-        null, metrics, SessionKind.KEY);
+        null, metrics, observations, SessionKind.KEY);
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */
@@ -110,7 +114,7 @@ public final class ShardedSessions {
 
   private ShardRoute route(String shardId, SessionKind kind) {
     router.map().shard(shardId);
-    return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null, metrics, kind);
+    return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null, metrics, observations, kind);
   }
 
   /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
@@ -141,7 +145,7 @@ public final class ShardedSessions {
   public ShardRoute forNewRoot(Class<?> rootType) {
     String shardId = newRootShard(rootType);
     return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null, metrics,
-        SessionKind.NEW_ROOT);
+        observations, SessionKind.NEW_ROOT);
   }
 
   /**
@@ -193,21 +197,31 @@ public final class ShardedSessions {
   public ScatterQueries scatter(Session session) {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
         components::scatterExecutor, this::readForScatter, components.config().scatter(), router::map,
-        type -> components.model().byClass(type), metrics, session));
+        type -> components.model().byClass(type), metrics, observations, session));
   }
 
-  /** One shard's part of a scatter query, timed per shard. */
+  /** One shard's part of a scatter query, timed per shard, and observed as a child of {@code scatter} when traced. */
   private java.util.List<Object[]> readForScatter(String shardId, boolean inTransaction,
+      ShardwiseObservations.Observed scatter,
       java.util.function.Function<org.hibernate.Session, java.util.List<Object[]>> work) {
     long started = System.nanoTime();
     boolean failed = true;
+    ShardwiseObservations.Observed observed = scatter == null ? null : observations.scatterShard(scatter, shardId);
     try {
       ShardRoute route = route(shardId, SessionKind.SCATTER).readOnly();
       java.util.List<Object[]> rows = inTransaction ? route.fromTransaction(work) : route.fromSession(work);
       failed = false;
       return rows;
+    } catch (RuntimeException | Error e) {
+      if (observed != null) {
+        observed.error(e);
+      }
+      throw e;
     } finally {
       metrics.scatterShard(shardId, System.nanoTime() - started, failed);
+      if (observed != null) {
+        observed.stop();
+      }
     }
   }
 
@@ -296,31 +310,70 @@ public final class ShardedSessions {
 
   /** The same as {@link #atomically}, returning a value. */
   public <R> R fromAtomically(java.util.function.Function<CrossShardTransaction, R> work) {
-    return counted(opener -> components.crossShard("A cross-shard transaction (atomically)").twoPhase()
+    return counted("atomically", opener -> components.crossShard("A cross-shard transaction (atomically)").twoPhase()
         .execute(opener, tx -> work.apply(new LockingTransaction(tx, type -> components.model().byClass(type)))));
   }
 
   /**
    * Runs a two-phase commit with a session opener that notes the shards it touches, and counts its
    * outcome on each of them: committed when it returns, in doubt for {@link TransactionInDoubtException},
-   * aborted for anything else (every shard was rolled back).
+   * aborted for anything else (every shard was rolled back). When traced, the transaction ({@code what})
+   * is observed with one child per participant.
    */
-  private <R> R counted(java.util.function.Function<java.util.function.Function<String, org.hibernate.Session>, R> twoPhase) {
+  private <R> R counted(String what,
+      java.util.function.Function<java.util.function.Function<String, org.hibernate.Session>, R> twoPhase) {
     Set<String> touched = new java.util.concurrent.ConcurrentSkipListSet<>();
+    ShardwiseObservations.Observed observed = observations == null ? null : observations.crossShard(what);
+    java.util.Map<String, ShardwiseObservations.Observed> participants =
+        observed == null ? null : new java.util.concurrent.ConcurrentHashMap<>();
     ShardwiseMetrics.CrossShardOutcome outcome = ShardwiseMetrics.CrossShardOutcome.ABORTED;
+    Throwable failure = null;
     try {
       R result = twoPhase.apply(shardId -> {
-        touched.add(shardId);
+        if (touched.add(shardId) && participants != null) {
+          participants.put(shardId, observations.participant(observed, shardId));
+        }
         return forShard(shardId).openSession();
       });
       outcome = ShardwiseMetrics.CrossShardOutcome.COMMITTED;
       return result;
     } catch (TransactionInDoubtException e) {
       outcome = ShardwiseMetrics.CrossShardOutcome.IN_DOUBT;
+      failure = e;
+      throw e;
+    } catch (RuntimeException | Error e) {
+      failure = e;
       throw e;
     } finally {
       metrics.crossShardOutcome(outcome, touched);
+      if (observed != null) {
+        endObservation(observed, participants, outcome.tag(), failure);
+      }
     }
+  }
+
+  /**
+   * Stops a cross-shard transaction's observation and its participants' with the outcome; the failure
+   * goes on the transaction, and on the participant it names when it is a shard that was unavailable.
+   */
+  private static void endObservation(ShardwiseObservations.Observed transaction,
+      java.util.Map<String, ShardwiseObservations.Observed> participants, String outcome, Throwable failure) {
+    String unavailable = null;
+    for (Throwable t = failure; t != null && unavailable == null; t = t.getCause() == t ? null : t.getCause()) {
+      unavailable = t instanceof ShardUnavailableException u ? u.shardId() : null;
+    }
+    for (java.util.Map.Entry<String, ShardwiseObservations.Observed> participant : participants.entrySet()) {
+      participant.getValue().outcome(outcome);
+      if (participant.getKey().equals(unavailable)) {
+        participant.getValue().error(failure);
+      }
+      participant.getValue().stop();
+    }
+    transaction.outcome(outcome);
+    if (failure != null) {
+      transaction.error(failure);
+    }
+    transaction.stop();
   }
 
   /** The cross-shard transactions of this session factory: recovery on demand. */
@@ -335,7 +388,7 @@ public final class ShardedSessions {
 
   /** Writes to {@code @ReferenceTable} entities on every shard at once, and checks that the copies agree. */
   public ReferenceTables referenceTables() {
-    return components.referenceTables(sessionFactory, this::counted);
+    return components.referenceTables(sessionFactory, runner -> counted("reference-table write", runner));
   }
 
   /**

@@ -4,6 +4,7 @@ import io.shardwise.hibernate.spi.ShardContextResolver;
 import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.metrics.internal.Metrics;
+import io.shardwise.hibernate.metrics.internal.Observations;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,6 +58,7 @@ public final class Shardwise {
     private final List<String> shardIds = new ArrayList<>();
     private final List<Class<?>> entities = new ArrayList<>();
     private Object meterRegistry;
+    private Object observationRegistry;
 
     private Builder() {
       properties.put("hibernate.multi_tenant_connection_provider", ShardwiseConnectionProvider.class.getName());
@@ -141,17 +143,38 @@ public final class Shardwise {
      * Micrometer on the class path; anything but a {@code MeterRegistry} is refused.
      */
     public Builder meterRegistry(Object registry) {
-      if (registry == null || !Metrics.isMeterRegistry(registry)) {
-        throw new IllegalArgumentException("meterRegistry(...) takes a " + Metrics.METER_REGISTRY_TYPE + "; was "
-            + (registry == null ? "null" : "a " + registry.getClass().getName()));
-      }
-      if (meterRegistry != null && meterRegistry != registry) {
-        throw new IllegalStateException(ShardwiseSettings.METER_REGISTRY + " was already set to another registry ("
-            + meterRegistry.getClass().getName() + "); give meterRegistry(...) once. To publish to several, pass a"
-            + " Micrometer CompositeMeterRegistry.");
-      }
-      meterRegistry = registry;
+      meterRegistry = once("meterRegistry", ShardwiseSettings.METER_REGISTRY, meterRegistry, registry,
+          registry != null && Metrics.isMeterRegistry(registry), Metrics.METER_REGISTRY_TYPE,
+          "CompositeMeterRegistry");
       return this;
+    }
+
+    /**
+     * Reports Shardwise's observations (docs/operations.md, "Traces") to a Micrometer
+     * {@code ObservationRegistry}: each unit of work on a shard, each scatter-gather query with a
+     * child per shard, each cross-shard transaction with a child per participant, carrying
+     * OpenTelemetry's database attributes and the shard. Typed {@code Object} like
+     * {@link #meterRegistry}; anything but an {@code ObservationRegistry} is refused.
+     */
+    public Builder observationRegistry(Object registry) {
+      observationRegistry = once("observationRegistry", ShardwiseSettings.OBSERVATION_REGISTRY, observationRegistry,
+          registry, registry != null && Observations.isObservationRegistry(registry),
+          Observations.OBSERVATION_REGISTRY_TYPE, "ObservationRegistry with several handlers");
+      return this;
+    }
+
+    /** {@code given}, refused when it is not of {@code type} or when another registry was set before. */
+    private static Object once(String method, String key, Object current, Object given, boolean ofType, String type,
+        String toReachSeveral) {
+      if (!ofType) {
+        throw new IllegalArgumentException(method + "(...) takes a " + type + "; was "
+            + (given == null ? "null" : "a " + given.getClass().getName()));
+      }
+      if (current != null && current != given) {
+        throw new IllegalStateException(key + " was already set to another registry (" + current.getClass().getName()
+            + "); give " + method + "(...) once. To publish to several, pass a Micrometer " + toReachSeveral + ".");
+      }
+      return given;
     }
 
     public Builder entities(Class<?>... types) {
@@ -204,6 +227,9 @@ public final class Shardwise {
       properties.forEach(cfg::setProperty);
       if (meterRegistry != null) {
         cfg.getProperties().put(ShardwiseSettings.METER_REGISTRY, meterRegistry);
+      }
+      if (observationRegistry != null) {
+        cfg.getProperties().put(ShardwiseSettings.OBSERVATION_REGISTRY, observationRegistry);
       }
       entities.forEach(cfg::addAnnotatedClass);
       return cfg.buildSessionFactory();

@@ -241,6 +241,16 @@ public final class ShardwiseSettings {
   public static final String METER_REGISTRY = "shardwise.metrics.registry";
 
   /**
+   * A Micrometer {@code ObservationRegistry} (the object itself) that receives Shardwise's
+   * observations, for traces: each unit of work on a shard, each scatter-gather query with one child
+   * per shard, each cross-shard transaction with one child per participant (docs/operations.md,
+   * "Traces"). Unset: no observations, at the cost of one null check where each would start.
+   * {@code Shardwise.configure().observationRegistry(registry)} sets it; the Spring Boot starter sets
+   * it to the application's registry.
+   */
+  public static final String OBSERVATION_REGISTRY = "shardwise.observation.registry";
+
+  /**
    * The id strategy of sharded entities that declare none: {@code none} (default) leaves them as
    * mapped; {@code snowflake} gives every sharded (non-reference) entity whose id is a
    * {@code Long}/{@code long} without a generator of its own a {@code @SnowflakeId} with the default

@@ -1,10 +1,12 @@
 package io.shardwise.hibernate;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.shardwise.hibernate.bank.Account;
 import io.shardwise.hibernate.bank.TransferLeg;
 import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.shop.Country;
 import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import io.shardwise.hibernate.transaction.internal.CrossShardService;
@@ -50,6 +52,24 @@ final class BankFixture {
       b.shard(ShopFixture.shardId(shard.index()), shard.primary().jdbcUrl() + "?options=-c%20lock_timeout%3D5000");
     }
     return b;
+  }
+
+  /**
+   * {@code b} with the first replica of every shard, a fresh schema, once every replica has caught up
+   * and is healthy (reads of read-only sessions then go to the replicas).
+   */
+  static SessionFactory withHealthyReplicas(PostgresTopology pg, Shardwise.Builder b) {
+    for (PostgresShard shard : pg.shards()) {
+      b.replica(ShopFixture.shardId(shard.index()), shard.replica(0).jdbcUrl());
+    }
+    SessionFactory sessionFactory = b.schema("create").buildSessionFactory();
+    ShardedSessions shards = ShardedSessions.of(sessionFactory);
+    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      shards.checkReplicasNow();
+      return shards.replicaStatus().stream().allMatch(ReplicaStatus::healthy);
+    });
+    return sessionFactory;
   }
 
   /** A fresh schema with {@code accounts} accounts of {@link #INITIAL} each. */

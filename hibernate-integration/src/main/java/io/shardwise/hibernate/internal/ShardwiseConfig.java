@@ -151,11 +151,13 @@ public final class ShardwiseConfig {
   private final Map<String, NodeTimeouts> replicaTimeoutsByShard;
 
   private final Object meterRegistry;
+  private final Object observationRegistry;
   private final boolean snowflakeIdsByDefault;
 
   private ShardwiseConfig(Parser p) {
     this.snowflakeIdsByDefault = p.snowflakeIdsByDefault;
     this.meterRegistry = p.meterRegistry;
+    this.observationRegistry = p.observationRegistry;
     this.primaryTimeouts = p.primaryTimeouts;
     this.breakerFailureThreshold = p.breakerFailureThreshold;
     this.bulkheadMaxConcurrent = p.bulkheadMaxConcurrent;
@@ -247,6 +249,11 @@ public final class ShardwiseConfig {
   /** The Micrometer {@code MeterRegistry} of {@link ShardwiseSettings#METER_REGISTRY}, or null for no metrics. */
   public Object meterRegistry() {
     return meterRegistry;
+  }
+
+  /** The Micrometer {@code ObservationRegistry} of {@link ShardwiseSettings#OBSERVATION_REGISTRY}, or null for no traces. */
+  public Object observationRegistry() {
+    return observationRegistry;
   }
 
   public String user() {
@@ -414,6 +421,7 @@ public final class ShardwiseConfig {
     final Map<String, NodeTimeouts> primaryTimeoutsByShard = new TreeMap<>();
     final Map<String, NodeTimeouts> replicaTimeoutsByShard = new TreeMap<>();
     Object meterRegistry;
+    Object observationRegistry;
     boolean snowflakeIdsByDefault;
 
     Parser(Map<String, Object> settings) {
@@ -523,6 +531,7 @@ public final class ShardwiseConfig {
             + " size instead");
       }
       meterRegistry = meterRegistry();
+      observationRegistry = observationRegistry();
       staticMap = staticMap(buckets);
       if (staticMap == null && controlUrl == null && problems.isEmpty()) {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
@@ -696,14 +705,24 @@ public final class ShardwiseConfig {
     /** A key under shardwise. that no component reads is a typo until proven otherwise. */
     /** The registry object itself (the settings map carries it as it was given), checked to be Micrometer's. */
     private Object meterRegistry() {
-      Object registry = settings.get(ShardwiseSettings.METER_REGISTRY);
+      return registry(ShardwiseSettings.METER_REGISTRY, io.shardwise.hibernate.metrics.internal.Metrics::isMeterRegistry,
+          io.shardwise.hibernate.metrics.internal.Metrics.METER_REGISTRY_TYPE, "meterRegistry");
+    }
+
+    private Object observationRegistry() {
+      return registry(ShardwiseSettings.OBSERVATION_REGISTRY,
+          io.shardwise.hibernate.metrics.internal.Observations::isObservationRegistry,
+          io.shardwise.hibernate.metrics.internal.Observations.OBSERVATION_REGISTRY_TYPE, "observationRegistry");
+    }
+
+    private Object registry(String key, java.util.function.Predicate<Object> isOfType, String type, String builderMethod) {
+      Object registry = settings.get(key);
       if (registry == null || registry instanceof String text && text.isBlank()) {
         return null;
       }
-      if (!io.shardwise.hibernate.metrics.internal.Metrics.isMeterRegistry(registry)) {
-        problems.add(ShardwiseSettings.METER_REGISTRY + " is a " + registry.getClass().getName() + ", not a "
-            + io.shardwise.hibernate.metrics.internal.Metrics.METER_REGISTRY_TYPE + ": give the registry object"
-            + " itself (Shardwise.configure().meterRegistry(registry)), not its name");
+      if (!isOfType.test(registry)) {
+        problems.add(key + " is a " + registry.getClass().getName() + ", not a " + type + ": give the registry object"
+            + " itself (Shardwise.configure()." + builderMethod + "(registry)), not its name");
         return null;
       }
       return registry;
@@ -780,6 +799,7 @@ public final class ShardwiseConfig {
   private static List<String> knownKeys() {
     List<String> keys = new ArrayList<>(List.of(
         ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY, ShardwiseSettings.METER_REGISTRY,
+        ShardwiseSettings.OBSERVATION_REGISTRY,
         ShardwiseSettings.RING_VNODES, ShardwiseSettings.FALLBACK, ShardwiseSettings.CONTROL_URL,
         ShardwiseSettings.CONTROL_INITIALIZE, ShardwiseSettings.DDL, ShardwiseSettings.USER, ShardwiseSettings.PASSWORD,
         ShardwiseSettings.POOL_SIZE, ShardwiseSettings.POOL_MIN_IDLE, ShardwiseSettings.CONNECTION_TIMEOUT,

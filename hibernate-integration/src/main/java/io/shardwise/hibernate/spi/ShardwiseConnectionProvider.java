@@ -4,6 +4,7 @@ import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.readwrite.internal.ReadPath;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -26,12 +27,15 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
   private transient ShardwiseComponents components;
   private transient ShardPools primaries;
   private transient ReadPath reads;
+  /** Null when tracing is off. */
+  private transient ShardwiseObservations observations;
 
   @Override
   public void configure(Map<String, Object> settings) {
     components = ShardwiseComponents.start(ShardwiseConfig.from(settings));
     primaries = components.pools();
     reads = components.readPath();
+    observations = components.observations();
   }
 
   private ShardwiseComponents components() {
@@ -63,7 +67,11 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
-    return primaries.sessionConnection(shardId);
+    Connection connection = primaries.sessionConnection(shardId);
+    if (observations != null) {
+      observations.connectionServed(shardId, primaries.primaryNode(shardId));
+    }
+    return connection;
   }
 
   @Override
@@ -90,6 +98,9 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
       return components().noShardConnection();
     }
     Connection connection = reads.connection(shardId);
+    if (observations != null) {
+      observations.connectionServed(shardId, reads.nodeOf(shardId, connection));
+    }
     return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection),
         reads.socketTimeoutMs(shardId, connection), reads.breakerOf(shardId, connection));
   }

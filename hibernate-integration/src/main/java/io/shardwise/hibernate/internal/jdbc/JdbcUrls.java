@@ -51,6 +51,20 @@ public final class JdbcUrls {
     return rest.substring(rest.lastIndexOf('@') + 1);
   }
 
+  /**
+   * The database a PostgreSQL JDBC URL names ({@code shop} in {@code jdbc:postgresql://db:5432/shop?ssl=true}),
+   * or null when it names none (the driver then uses the user name).
+   */
+  public static String database(String jdbcUrl) {
+    int scheme = jdbcUrl.indexOf("//");
+    String rest = scheme < 0 ? jdbcUrl : jdbcUrl.substring(scheme + 2);
+    int query = rest.indexOf('?');
+    rest = query < 0 ? rest : rest.substring(0, query);
+    rest = rest.substring(rest.lastIndexOf('@') + 1);
+    int slash = rest.indexOf('/');
+    return slash < 0 || slash == rest.length() - 1 ? null : rest.substring(slash + 1);
+  }
+
   private static String withoutUserPassword(String base) {
     int scheme = base.indexOf("//");
     if (scheme < 0) {

@@ -9,7 +9,9 @@ import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.query.ShardKeyValues;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.metrics.internal.Metrics;
+import io.shardwise.hibernate.metrics.internal.Observations;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.readwrite.InMemoryPinStore;
 import io.shardwise.hibernate.readwrite.PinStore;
@@ -77,6 +79,7 @@ public final class ShardwiseComponents implements AutoCloseable {
   private volatile CrossShardService crossShard;
   private ScatterExecutor scatterExecutor;
   private final ShardwiseMetrics metrics;
+  private final ShardwiseObservations observations;
 
   private ShardwiseComponents(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.metrics = Metrics.of(config.meterRegistry());
@@ -86,6 +89,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.router = Router.following(maps, map -> ShardingStrategies.build(config.strategy(), map),
         config.unitName());
     metrics.watchShardMap(router::map);
+    this.observations = Observations.of(config.observationRegistry(), router::map);
     maps.addListener(metrics::shardMapPublished);
     this.pools = new ShardPools(config, router::map, metrics);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
@@ -172,6 +176,11 @@ public final class ShardwiseComponents implements AutoCloseable {
   /** The recorder chosen once at start: Micrometer meters, or the do-nothing one when no registry is configured. */
   public ShardwiseMetrics metrics() {
     return metrics;
+  }
+
+  /** Where units of work, scatter queries and cross-shard transactions are observed; null when tracing is off. */
+  public ShardwiseObservations observations() {
+    return observations;
   }
 
   /** A connection for a session opened without a shard: reference tables only (see {@link ReadPath#noShardConnection}). */

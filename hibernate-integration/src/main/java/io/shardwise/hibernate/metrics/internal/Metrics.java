@@ -26,9 +26,19 @@ public final class Metrics {
 
   /** Whether {@code value} is a Micrometer {@code MeterRegistry}, found without loading Micrometer. */
   public static boolean isMeterRegistry(Object value) {
-    for (Class<?> c = value.getClass(); c != null; c = c.getSuperclass()) {
-      if (c.getName().equals(METER_REGISTRY_TYPE)) {
+    return implementsType(value.getClass(), METER_REGISTRY_TYPE);
+  }
+
+  /** Whether {@code type} is, extends or implements the class or interface named {@code name}. */
+  static boolean implementsType(Class<?> type, String name) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      if (c.getName().equals(name)) {
         return true;
+      }
+      for (Class<?> i : c.getInterfaces()) {
+        if (implementsType(i, name)) {
+          return true;
+        }
       }
     }
     return false;

@@ -3,6 +3,7 @@ package io.shardwise.hibernate.scatter.internal;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.jdbc.ShardConnection;
+import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.routing.BucketStrategy;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.internal.query.QueryGuard;
@@ -151,6 +152,23 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
 
   @Override
   public ScatterResult<T> getResult() {
+    ShardwiseObservations observations = context.observations();
+    if (observations == null) {
+      return result(null);
+    }
+    ShardwiseObservations.Observed observed = observations.scatter(hql);
+    try {
+      return result(observed);
+    } catch (RuntimeException e) {
+      observed.error(e);
+      throw e;
+    } finally {
+      observed.stop();
+    }
+  }
+
+  /** The query's result; {@code observed} is its observation, or null when tracing is off. */
+  private ScatterResult<T> result(ShardwiseObservations.Observed observed) {
     long started = System.nanoTime();
     long deadlineNanos = started + deadline.toNanos();
     ScatterPlan plan = ScatterPlanner.plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
@@ -198,13 +216,16 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       ScatterContext.ShardReader reader = joined ? this::readInJoinedTransaction : context.reader();
       // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
       boolean boundedHere = bounded && !joined;
-      tasks.put(shardId, () -> runOnShard(reader, shardId, hqlOfShard, keysetParameters, perShardMax, boundedHere,
+      tasks.put(shardId, () -> runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax, boundedHere,
           deadlineNanos, budget));
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
       }
     }
     context.metrics().scatterFanOut(tasks.size());
+    if (observed != null) {
+      context.observations().fannedOut(observed, tasks.size());
+    }
     ScatterExecutor.Outcome<List<Object[]>> outcome =
         context.executor().get().run(tasks, joinedShard, deadlineNanos, policy == ShardFailurePolicy.FAIL);
     for (Throwable error : outcome.errors().values()) {
@@ -362,7 +383,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
    * back afterwards, since the transaction goes on after the query.
    */
   private List<Object[]> readInJoinedTransaction(String shardId, boolean inTransaction,
-      Function<Session, List<Object[]>> work) {
+      ShardwiseObservations.Observed scatter, Function<Session, List<Object[]>> work) {
     Session joined = context.joined();
     long started = System.nanoTime();
     boolean failed = true;
@@ -416,9 +437,10 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
    * needs a transaction, and its later fetches are statements of their own, so there the server's
    * {@code statement_timeout} is set to the time left for every one of them.
    */
-  private List<Object[]> runOnShard(ScatterContext.ShardReader reader, String shardId, String shardHql,
-      Map<String, Object> keysetParameters, int perShardMax, boolean bounded, long deadlineNanos, RowBudget budget) {
-    return reader.read(shardId, !bounded, session -> {
+  private List<Object[]> runOnShard(ScatterContext.ShardReader reader, String shardId,
+      ShardwiseObservations.Observed scatter, String shardHql, Map<String, Object> keysetParameters, int perShardMax,
+      boolean bounded, long deadlineNanos, RowBudget budget) {
+    return reader.read(shardId, !bounded, scatter, session -> {
       long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
       if (leftMs <= 0) {
         throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);

@@ -3,6 +3,7 @@ package io.shardwise.hibernate.scatter.internal;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.routing.ShardMap;
 import java.util.List;
 import java.util.Set;
@@ -26,15 +27,20 @@ import org.hibernate.SessionFactory;
  * @param metrics where each query's fan-out is recorded (the reader times each shard's part)
  * @param joined the session whose transaction the query joins (its pending changes are flushed and
  *     its shard's part runs on it, so the query sees the transaction's writes), or null
+ * @param observations where each query is observed (the reader observes each shard's part); null when tracing is off
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
     ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
-    ShardwiseMetrics metrics, Session joined) {
+    ShardwiseMetrics metrics, ShardwiseObservations observations, Session joined) {
 
-  /** Runs {@code work} in a read-only session on one shard: in a transaction, or statement by statement. */
+  /**
+   * Runs {@code work} in a read-only session on one shard, in a transaction or statement by
+   * statement, as a child of the query's observation {@code scatter} (null when tracing is off).
+   */
   @FunctionalInterface
   public interface ShardReader {
-    List<Object[]> read(String shardId, boolean inTransaction, Function<Session, List<Object[]>> work);
+    List<Object[]> read(String shardId, boolean inTransaction, ShardwiseObservations.Observed scatter,
+        Function<Session, List<Object[]>> work);
   }
 }

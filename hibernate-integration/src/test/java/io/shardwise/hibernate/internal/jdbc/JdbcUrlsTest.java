@@ -1,6 +1,7 @@
 package io.shardwise.hibernate.internal.jdbc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import org.junit.jupiter.api.Test;
 
@@ -35,5 +36,13 @@ class JdbcUrlsTest {
   void hostPortLeavesOutCredentialsAndParameters() {
     assertEquals("db:5432", JdbcUrls.hostPort("jdbc:postgresql://app:s3cret@db:5432/shop?password=x"));
     assertEquals("db:5432", JdbcUrls.hostPort("jdbc:postgresql://db:5432?password=x"));
+  }
+
+  @Test
+  void databaseIsThePathAfterTheServer() {
+    assertEquals("shop", JdbcUrls.database("jdbc:postgresql://app:s3/cret@db:5432/shop?password=x"));
+    assertEquals("shop", JdbcUrls.database("jdbc:postgresql://db1:5432,db2:5432/shop"));
+    assertNull(JdbcUrls.database("jdbc:postgresql://db:5432?user=app"));
+    assertNull(JdbcUrls.database("jdbc:postgresql://db:5432/"));
   }
 }

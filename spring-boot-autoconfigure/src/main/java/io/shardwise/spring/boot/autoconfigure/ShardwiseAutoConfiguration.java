@@ -111,6 +111,22 @@ public class ShardwiseAutoConfiguration {
     }
   }
 
+  /**
+   * Shardwise's observations (docs/operations.md, "Traces") go to the application's
+   * {@code ObservationRegistry} when there is one; nothing here loads while Micrometer Observation is
+   * not on the class path.
+   */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
+  static class ObservationConfiguration {
+    @Bean
+    HibernatePropertiesCustomizer shardwiseObservationRegistryCustomizer(
+        ObjectProvider<io.micrometer.observation.ObservationRegistry> registry) {
+      return hibernate -> registry.ifUnique(
+          unique -> hibernate.put(io.shardwise.hibernate.ShardwiseSettings.OBSERVATION_REGISTRY, unique));
+    }
+  }
+
   @Bean
   @ConditionalOnMissingBean(TransactionManager.class)
   public PlatformTransactionManager transactionManager(

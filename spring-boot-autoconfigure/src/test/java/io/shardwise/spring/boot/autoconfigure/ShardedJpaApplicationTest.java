@@ -102,6 +102,21 @@ class ShardedJpaApplicationTest {
     assertThat(meters.find("hikaricp.connections").tags("shard", "s1", "role", "primary").gauge()).isNotNull();
   }
 
+  @Test
+  void shardwiseObservationsGoToTheApplicationsObservationRegistry() {
+    io.micrometer.observation.tck.TestObservationRegistry observations =
+        context.getBean(io.micrometer.observation.tck.TestObservationRegistry.class);
+    observations.clear();
+    int port = context.getBean(io.shardwise.hibernate.ShardedSessions.class).forKey(MERCHANT_ON_S1).fromSession(
+        s -> s.createNativeQuery("select inet_server_port()", Integer.class).getSingleResult());
+    assertEquals(pg.shard(1).primary().port(), port);
+    io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat(observations)
+        .hasObservationWithNameEqualTo("shardwise.session").that().hasBeenStopped()
+        .hasLowCardinalityKeyValue("shardwise.shard", "s1")
+        .hasLowCardinalityKeyValue("shardwise.role", "primary")
+        .hasHighCardinalityKeyValue("server.port", Integer.toString(port));
+  }
+
   private static double contextSessions(io.micrometer.core.instrument.MeterRegistry meters, String shard) {
     io.micrometer.core.instrument.Counter c = meters.find("shardwise.sessions").tags("shard", shard, "kind", "context")
         .counter();
