@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Micrometer is optional: the runtime starts, routes, reads and scatters with no Micrometer class
- * on the class path. The test class path is loaded again without Micrometer's jars, and a session
- * factory is built and used inside that class loader.
+ * on the class path, nor any of Flyway's (also optional). The test class path is loaded again
+ * without their jars, and a session factory is built and used inside that class loader.
  */
 @ShardedPostgres(shards = 2)
 class WithoutMicrometerTest {
@@ -31,7 +31,8 @@ class WithoutMicrometerTest {
     int dropped = 0;
     String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     for (String entry : classPath.split(File.pathSeparator)) {
-      if (Path.of(entry).getFileName().toString().startsWith("micrometer-")) {
+      String jar = Path.of(entry).getFileName().toString();
+      if (jar.startsWith("micrometer-") || jar.startsWith("flyway-")) {
         dropped++;
         continue;
       }
@@ -44,6 +45,8 @@ class WithoutMicrometerTest {
         ClassLoader.getPlatformClassLoader())) {
       assertThrows(ClassNotFoundException.class,
           () -> withoutMicrometer.loadClass("io.micrometer.core.instrument.MeterRegistry"));
+      // Flyway is optional too: the version gate, which every start runs, reads the history table without it
+      assertThrows(ClassNotFoundException.class, () -> withoutMicrometer.loadClass("org.flywaydb.core.Flyway"));
       thread.setContextClassLoader(withoutMicrometer);
       @SuppressWarnings("unchecked")
       Function<String[], String> run = (Function<String[], String>) withoutMicrometer.loadClass(Run.class.getName())

@@ -26,12 +26,14 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
   private transient ShardwiseComponents components;
   private transient ShardPools primaries;
   private transient ReadPath reads;
+  private transient io.shardwise.hibernate.migrations.internal.SchemaGate schemaGate;
 
   @Override
   public void configure(Map<String, Object> settings) {
     components = ShardwiseComponents.start(ShardwiseConfig.from(settings));
     primaries = components.pools();
     reads = components.readPath();
+    schemaGate = components.schemaGate();
   }
 
   private ShardwiseComponents components() {
@@ -63,6 +65,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
+    schemaGate.admit(shardId);
     primaries.enter(shardId);
     try {
       Connection connection = primaries.primary(shardId);
@@ -97,6 +100,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
+    schemaGate.admit(shardId);
     Connection connection = reads.connection(shardId);
     return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection),
         reads.socketTimeoutMs(shardId, connection), reads.breakerOf(shardId, connection));
