@@ -169,6 +169,21 @@ class MigrationsTest {
     sessionFactory(pg, "history_partial", "refuse", PARTIAL_SCHEMA).close();
   }
 
+  @Test
+  void anUnreachableShardIsReportedWithoutTheCredentialsOfItsUrl(PostgresTopology pg) {
+    Map<String, Object> settings = settings(pg, "history_unreachable");
+    settings.replaceAll((key, value) -> key.endsWith(".url") ? value + "?currentSchema=unreachable" : value);
+    settings.put(ShardwiseSettings.SHARD_PREFIX + "s1.url", "jdbc:postgresql://127.0.0.1:1/shop?password=hunter2");
+    MigrationFailedException failure = assertThrows(MigrationFailedException.class,
+        () -> Shardwise.migrations(settings).migrate());
+    assertEquals("s1", failure.shardId());
+    assertEquals("[s0: up to date at none]", failure.report().shards().toString());
+    assertTrue(failure.getMessage().startsWith("Migration stopped at shard 's1' (127.0.0.1:1) before any script ran"),
+        failure.getMessage());
+    assertFalse(failure.getMessage().contains("hunter2"), failure.getMessage());
+    assertFalse(String.valueOf(failure.getCause().getMessage()).isEmpty());
+  }
+
   // ---- helpers ---------------------------------------------------------------------------------
 
   private Map<String, Object> settings(PostgresTopology pg, String historyTable) {

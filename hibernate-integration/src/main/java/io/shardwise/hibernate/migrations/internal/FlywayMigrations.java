@@ -75,7 +75,7 @@ final class FlywayMigrations implements Migrations {
             + " before it are migrated";
     if (e instanceof FlywayMigrateException m && m.getMigration() != null) {
       MigrationInfo script = m.getMigration();
-      String error = sql != null ? sql.getMessage() : e.getMessage();
+      String error = redacted(sql != null ? sql.getMessage() : e.getMessage(), shard);
       String aftermath = m.isExecutableInTransaction()
           ? "The script ran in a transaction and was rolled back: " + shard.id() + " is still at its previous version."
               + " Fix the cause (the data or the schema of this shard; do not edit a script other shards have"
@@ -85,11 +85,11 @@ final class FlywayMigrations implements Migrations {
               + shard.id() + "` to clear the failed entry, then run `shardwise migrate` again.";
       return new MigrationFailedException("Migration stopped at " + where + ": script " + script.getScript()
           + " (version " + script.getVersion() + ") failed" + (sqlState == null ? "" : " with SQLSTATE " + sqlState)
-          + ": " + error.strip() + "\n" + aftermath + " The shards after it are untouched; " + migrated + ".",
+          + ": " + error + "\n" + aftermath + " The shards after it are untouched; " + migrated + ".",
           shard.id(), script.getScript(), sqlState, before, e);
     }
     return new MigrationFailedException("Migration stopped at " + where + " before any script ran: "
-        + JdbcUrls.redact(e.getMessage()).strip() + "\nFix that (a shard whose tables predate migrations needs "
+        + redacted(e.getMessage(), shard) + "\nFix that (a shard whose tables predate migrations needs "
         + ShardwiseSettings.MIGRATIONS_BASELINE_VERSION + "; a failed non-transactional script is cleared with"
         + " `shardwise migrate --repair --shard-id " + shard.id() + "` once its effects are undone), then run `shardwise"
         + " migrate` again. The shards after it are untouched; " + migrated + ".", shard.id(), null, sqlState, before,
@@ -133,7 +133,7 @@ final class FlywayMigrations implements Migrations {
 
   private ShardUnavailableException unreachable(ShardDescriptor shard, Exception e) {
     return new ShardUnavailableException("Cannot read the schema history of shard '" + shard.id() + "' ("
-        + JdbcUrls.hostPort(shard.primaryUrl()) + "): " + JdbcUrls.redact(String.valueOf(e.getMessage())).strip(),
+        + JdbcUrls.hostPort(shard.primaryUrl()) + "): " + redacted(e.getMessage(), shard),
         shard.id(), "primary " + JdbcUrls.hostPort(shard.primaryUrl()), e);
   }
 
@@ -153,6 +153,11 @@ final class FlywayMigrations implements Migrations {
       flyway.baselineOnMigrate(true).baselineVersion(settings.baselineVersion());
     }
     return flyway.load();
+  }
+
+  /** A driver or Flyway message with the shard's URL, wherever it appears, shown without its credentials. */
+  private static String redacted(String message, ShardDescriptor shard) {
+    return String.valueOf(message).replace(shard.primaryUrl(), JdbcUrls.redact(shard.primaryUrl())).strip();
   }
 
   private static SQLException sqlCause(Throwable e) {
