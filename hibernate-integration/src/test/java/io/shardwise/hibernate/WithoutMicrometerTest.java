@@ -51,7 +51,7 @@ class WithoutMicrometerTest {
       @SuppressWarnings("unchecked")
       Function<String[], String> run = (Function<String[], String>) withoutMicrometer.loadClass(Run.class.getName())
           .getDeclaredConstructor().newInstance();
-      assertEquals("1 account on each shard, 2 in all",
+      assertEquals("1 account on each shard, 2 in all; migrations need Flyway",
           run.apply(new String[] {pg.shard(0).primary().jdbcUrl(), pg.shard(1).primary().jdbcUrl()}));
     } finally {
       thread.setContextClassLoader(before);
@@ -96,7 +96,16 @@ class WithoutMicrometerTest {
         List<Long> all = shards.scatter().createQuery("select a.id from Account a", Long.class).getResultList();
         long onShard0 = shards.forShard("shard0").fromSession(s -> s.createNativeQuery("select count(*) from account",
             Long.class).getSingleResult());
-        return onShard0 + " account on each shard, " + all.size() + " in all";
+        String migrations;
+        try {
+          shards.migrations();
+          migrations = "migrations built without Flyway";
+        } catch (ShardingConfigurationException e) {
+          boolean namesTheArtifacts = e.getMessage()
+              .contains("add org.flywaydb:flyway-core and org.flywaydb:flyway-database-postgresql");
+          migrations = namesTheArtifacts ? "migrations need Flyway" : e.getMessage();
+        }
+        return onShard0 + " account on each shard, " + all.size() + " in all; " + migrations;
       } finally {
         sf.close();
       }
