@@ -139,6 +139,13 @@ class ArchitectureTest {
           + " recorder that a configured MeterRegistry selects may touch its types");
 
   @ArchTest
+  static final ArchRule onlyTheMigrationsImplementationUsesFlyway = noClasses()
+      .that().resideInAPackage(RUNTIME).and().resideOutsideOfPackage("io.shardwise.hibernate.migrations.internal..")
+      .should().dependOnClassesThat().resideInAPackage("org.flywaydb..")
+      .because("Flyway is an optional dependency: the runtime (and its version gate, which reads the history table"
+          + " with plain JDBC) must load and run without it");
+
+  @ArchTest
   static final ArchRule publicApiNeverExposesInternals = classes()
       .that().resideInAPackage(RUNTIME).and().resideOutsideOfPackage(RUNTIME_INTERNALS)
       .should(exposeNoInternalTypes())

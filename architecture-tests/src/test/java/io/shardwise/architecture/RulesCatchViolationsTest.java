@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import io.shardwise.annotations.violation.AnnotationUsingTheQueryRules;
+import io.shardwise.hibernate.violation.RuntimeUsingFlyway;
 import io.shardwise.hibernate.violation.RuntimeUsingMicrometer;
 import io.shardwise.hibernate.violation.RuntimeUsingTheTestkit;
 import io.shardwise.hibernate.violation.api.ApiExposingInternals;
@@ -56,6 +57,11 @@ class RulesCatchViolationsTest {
   @Test
   void micrometerOutsideTheMetricsImplementation() {
     fails(ArchitectureTest.onlyTheMetricsImplementationUsesMicrometer, RuntimeUsingMicrometer.class);
+  }
+
+  @Test
+  void flywayOutsideTheMigrationsImplementation() {
+    fails(ArchitectureTest.onlyTheMigrationsImplementationUsesFlyway, RuntimeUsingFlyway.class);
   }
 
   @Test

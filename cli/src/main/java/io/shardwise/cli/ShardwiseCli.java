@@ -35,8 +35,9 @@ import picocli.CommandLine.Spec;
  * there, so any command may run from any machine, and {@code resume} picks up after a crash.
  */
 @Command(name = "shardwise", mixinStandardHelpOptions = true, version = "shardwise 0.1.0",
-    subcommands = {ShardwiseCli.Reshard.class, ShardwiseCli.Ddl.class},
-    description = "Operates a Shardwise deployment: online resharding, and the SQL that prepares its databases.")
+    subcommands = {ShardwiseCli.Reshard.class, ShardwiseCli.Ddl.class, ShardwiseCli.Migrate.class},
+    description = "Operates a Shardwise deployment: online resharding, schema migrations on every shard, and the SQL"
+        + " that prepares its databases.")
 public final class ShardwiseCli {
 
   public static void main(String[] args) {
@@ -53,12 +54,8 @@ public final class ShardwiseCli {
     return cli;
   }
 
-  /** Where the control database is and how to log in; the same for every subcommand. */
-  static final class Connection {
-    @Option(names = "--control-url", required = true, description = "JDBC URL of the control database",
-        defaultValue = "${env:SHARDWISE_CONTROL_URL}")
-    String controlUrl;
-
+  /** How to log in to the databases, and any other Shardwise setting; the same for every command that connects. */
+  static final class Login {
     @Option(names = "--user", description = "role for the control database and the shards", defaultValue = "${env:SHARDWISE_USER}")
     String user;
 
@@ -69,15 +66,31 @@ public final class ShardwiseCli {
     @Option(names = "--set", description = "a Shardwise setting, e.g. --set shardwise.reshard.pause_limit_ms=50")
     Map<String, String> settings = new HashMap<>();
 
-    Resharding resharding() {
+    /** The {@code --set} settings with the credentials. */
+    Map<String, Object> settings() {
       Map<String, Object> all = new HashMap<>(settings);
-      all.put(ShardwiseSettings.CONTROL_URL, controlUrl);
       if (user != null) {
         all.put(ShardwiseSettings.USER, user);
       }
       if (password != null) {
         all.put(ShardwiseSettings.PASSWORD, password);
       }
+      return all;
+    }
+  }
+
+  /** Where the control database is and how to log in; the same for every reshard subcommand. */
+  static final class Connection {
+    @Option(names = "--control-url", required = true, description = "JDBC URL of the control database",
+        defaultValue = "${env:SHARDWISE_CONTROL_URL}")
+    String controlUrl;
+
+    @Mixin
+    Login login = new Login();
+
+    Resharding resharding() {
+      Map<String, Object> all = login.settings();
+      all.put(ShardwiseSettings.CONTROL_URL, controlUrl);
       return Shardwise.resharding(all);
     }
   }
@@ -160,6 +173,96 @@ public final class ShardwiseCli {
       }
       out.flush();
       return 0;
+    }
+  }
+
+  /**
+   * {@code shardwise migrate [--status | --repair --shard ID]}: the Flyway scripts of
+   * {@code --locations} applied to every shard primary, one shard after the other; stops at the first
+   * failing shard and says what to do; running it again continues where each shard is. The shards
+   * come from the control database ({@code --control-url}) or are listed ({@code --shard s0=URL ...}).
+   */
+  @Command(name = "migrate", mixinStandardHelpOptions = true,
+      description = "Applies the migration scripts to every shard primary (Flyway), or shows each shard's version.")
+  static final class Migrate implements Callable<Integer> {
+    @Option(names = "--control-url", description = "JDBC URL of the control database, whose shard map lists the"
+        + " shards (default: $SHARDWISE_CONTROL_URL)", defaultValue = "${env:SHARDWISE_CONTROL_URL}")
+    String controlUrl;
+
+    @Option(names = "--shard", paramLabel = "ID=JDBC_URL", description = "a shard and its primary, instead of a"
+        + " control database; repeat in shard order")
+    Map<String, String> shards = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--locations", description = "Flyway locations of the scripts, comma-separated (default:"
+        + " classpath:db/migration)")
+    String locations;
+
+    @Mixin
+    Login login = new Login();
+
+    @Option(names = "--status", description = "Shows which shard is at which version and what is pending; changes"
+        + " nothing. Exit code 3 when the shards differ or scripts are pending.")
+    boolean status;
+
+    @Option(names = "--repair", description = "Clears the failed entry a non-transactional script left on --shard-id"
+        + " (undo what it applied first), then stops; run migrate again after it.")
+    boolean repair;
+
+    @Option(names = "--shard-id", description = "the shard to repair")
+    String repairShard;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      io.shardwise.hibernate.migrations.Migrations migrations = Shardwise.migrations(settings());
+      if (status) {
+        List<io.shardwise.hibernate.migrations.ShardSchemaVersion> versions = migrations.status();
+        versions.forEach(out::println);
+        out.flush();
+        boolean level = versions.stream().map(io.shardwise.hibernate.migrations.ShardSchemaVersion::shownVersion)
+            .distinct().count() <= 1 && versions.stream().allMatch(v -> v.pendingScripts() == 0);
+        return level ? 0 : 3;
+      }
+      if (repair) {
+        if (repairShard == null) {
+          throw new IllegalArgumentException("--repair needs --shard-id: the shard whose failed entry to clear");
+        }
+        migrations.repair(repairShard);
+        out.println(repairShard + ": repaired; run `shardwise migrate` to apply the remaining scripts");
+        out.flush();
+        return 0;
+      }
+      try {
+        out.println(migrations.migrate());
+        out.flush();
+        return 0;
+      } catch (io.shardwise.hibernate.migrations.MigrationFailedException e) {
+        out.println(e.report());
+        out.flush();
+        spec.commandLine().getErr().println("shardwise: " + e.getMessage());
+        spec.commandLine().getErr().flush();
+        return 5;
+      }
+    }
+
+    private Map<String, Object> settings() {
+      Map<String, Object> all = login.settings();
+      if (!shards.isEmpty()) {
+        all.put(ShardwiseSettings.SHARDS, String.join(",", shards.keySet()));
+        shards.forEach((id, url) -> all.put(ShardwiseSettings.SHARD_PREFIX + id + ".url", url));
+      } else if (controlUrl != null && !controlUrl.isBlank()) {
+        all.put(ShardwiseSettings.CONTROL_URL, controlUrl);
+      } else {
+        throw new IllegalArgumentException("name the shards: --control-url (or $SHARDWISE_CONTROL_URL), or --shard"
+            + " ID=JDBC_URL for each shard");
+      }
+      if (locations != null) {
+        all.put(ShardwiseSettings.MIGRATIONS_LOCATIONS, locations);
+      }
+      return all;
     }
   }
 

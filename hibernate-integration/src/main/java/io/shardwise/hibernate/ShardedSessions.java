@@ -420,6 +420,16 @@ public final class ShardedSessions {
     return tables;
   }
 
+  /**
+   * Flyway migrations of every shard of this session factory ({@code shardwise.migrations.*}): the
+   * same scripts on every primary, per-shard status, a stop at the first failing shard. After each
+   * run the version gate reads the versions again (with {@code mark-unavailable}, shards brought level
+   * become available). Needs Flyway on the class path.
+   */
+  public io.shardwise.hibernate.migrations.Migrations migrations() {
+    return components.migrations();
+  }
+
   public SessionFactory sessionFactory() {
     return sessionFactory;
   }

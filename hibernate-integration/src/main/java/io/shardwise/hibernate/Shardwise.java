@@ -43,6 +43,20 @@ public final class Shardwise {
         io.shardwise.hibernate.internal.ShardwiseConfig.from(copy), java.util.List::of);
   }
 
+  /**
+   * Schema migrations without a session factory (the command line's way): {@code settings} are
+   * Shardwise properties naming the shards ({@link ShardwiseSettings#SHARDS} and their URLs, or
+   * {@link ShardwiseSettings#CONTROL_URL}), the credentials and
+   * {@link ShardwiseSettings#MIGRATIONS_LOCATIONS}, checked like a persistence unit's. No version
+   * gate applies: this is how shards at different versions are brought level.
+   */
+  public static io.shardwise.hibernate.migrations.Migrations migrations(java.util.Map<String, ?> settings) {
+    java.util.Map<String, Object> copy = new java.util.HashMap<>(settings);
+    copy.putIfAbsent("hibernate.persistenceUnitName", "shardwise-migrate");
+    return io.shardwise.hibernate.migrations.internal.ShardMigrations.standalone(
+        io.shardwise.hibernate.internal.ShardwiseConfig.from(copy));
+  }
+
   public static Builder configure() {
     return new Builder();
   }

@@ -138,6 +138,31 @@ public final class ShardwiseSettings {
    */
   public static final String SCHEMA_ACTION = "shardwise.schema.action";
 
+  /**
+   * Where the Flyway migration scripts applied to every shard are, comma-separated Flyway locations
+   * (default {@code classpath:db/migration}; {@code filesystem:/path} for a directory). A location
+   * that does not exist is an error, not an empty list of scripts.
+   */
+  public static final String MIGRATIONS_LOCATIONS = "shardwise.migrations.locations";
+
+  /**
+   * What a session factory does when its shards are at different schema versions: {@code refuse}
+   * (default: it does not start), {@code mark-unavailable} (the shards behind refuse their sessions)
+   * or {@code off}. See {@code io.shardwise.hibernate.migrations.VersionGate}.
+   */
+  public static final String MIGRATIONS_GATE = "shardwise.migrations.gate";
+
+  /** The name of Flyway's history table on every shard (default {@code flyway_schema_history}). */
+  public static final String MIGRATIONS_TABLE = "shardwise.migrations.table";
+
+  /**
+   * For shards whose schema existed before migrations (e.g. made with {@link #SCHEMA_ACTION}): the
+   * version their existing tables stand for. A shard with tables but no history table is then
+   * recorded at this version and only later scripts run on it. Unset (default): such a shard is
+   * refused, so that {@code V1} never runs over tables it did not create.
+   */
+  public static final String MIGRATIONS_BASELINE_VERSION = "shardwise.migrations.baseline_version";
+
   /** Replica choice: {@code round_robin} (default) or {@code least_outstanding}. */
   public static final String REPLICA_BALANCE = "shardwise.replica.balance";
 

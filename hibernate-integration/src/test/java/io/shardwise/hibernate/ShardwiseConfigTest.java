@@ -146,6 +146,30 @@ class ShardwiseConfigTest {
   }
 
   @Test
+  void migrationSettingsHaveDefaultsAndEveryBadValueIsNamed() {
+    ShardwiseConfig.MigrationSettings defaults = ShardwiseConfig.from(valid()).migrations();
+    assertEquals(List.of("classpath:db/migration"), defaults.locations());
+    assertEquals(io.shardwise.hibernate.migrations.VersionGate.REFUSE, defaults.gate());
+    assertEquals("flyway_schema_history", defaults.table());
+    Map<String, Object> p = valid();
+    p.put("shardwise.migrations.gate", "mark-unavailable");
+    p.put("shardwise.migrations.locations", "filesystem:/a, classpath:b");
+    assertEquals(io.shardwise.hibernate.migrations.VersionGate.MARK_UNAVAILABLE,
+        ShardwiseConfig.from(p).migrations().gate());
+    assertEquals(List.of("filesystem:/a", "classpath:b"), ShardwiseConfig.from(p).migrations().locations());
+    p.put("shardwise.migrations.gate", "warn");
+    p.put("shardwise.migrations.table", "public.history");
+    p.put("shardwise.migration.gate", "off");
+    p.put("shardwise.migrations.baseline_version", "v1");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("shardwise.migrations.gate = 'warn' is not refuse"), m);
+    assertTrue(m.contains("shardwise.migrations.table = 'public.history' is not a plain lower-case table name"), m);
+    assertTrue(m.contains("shardwise.migrations.baseline_version = 'v1' is not a Flyway version"), m);
+    assertTrue(m.contains("shardwise.migration.gate is not a Shardwise setting; did you mean"
+        + " shardwise.migrations.gate?"), m);
+  }
+
+  @Test
   void givenSettingsArriveTyped() {
     Map<String, Object> p = valid();
     p.put("shardwise.pool.min_idle", "2");

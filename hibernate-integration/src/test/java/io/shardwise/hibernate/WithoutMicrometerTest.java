@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Micrometer is optional: the runtime starts, routes, reads and scatters with no Micrometer class
- * on the class path. The test class path is loaded again without Micrometer's jars, and a session
- * factory is built and used inside that class loader.
+ * on the class path, nor any of Flyway's (also optional). The test class path is loaded again
+ * without their jars, and a session factory is built and used inside that class loader.
  */
 @ShardedPostgres(shards = 2)
 class WithoutMicrometerTest {
@@ -31,7 +31,8 @@ class WithoutMicrometerTest {
     int dropped = 0;
     String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     for (String entry : classPath.split(File.pathSeparator)) {
-      if (Path.of(entry).getFileName().toString().startsWith("micrometer-")) {
+      String jar = Path.of(entry).getFileName().toString();
+      if (jar.startsWith("micrometer-") || jar.startsWith("flyway-")) {
         dropped++;
         continue;
       }
@@ -44,11 +45,13 @@ class WithoutMicrometerTest {
         ClassLoader.getPlatformClassLoader())) {
       assertThrows(ClassNotFoundException.class,
           () -> withoutMicrometer.loadClass("io.micrometer.core.instrument.MeterRegistry"));
+      // Flyway is optional too: the version gate, which every start runs, reads the history table without it
+      assertThrows(ClassNotFoundException.class, () -> withoutMicrometer.loadClass("org.flywaydb.core.Flyway"));
       thread.setContextClassLoader(withoutMicrometer);
       @SuppressWarnings("unchecked")
       Function<String[], String> run = (Function<String[], String>) withoutMicrometer.loadClass(Run.class.getName())
           .getDeclaredConstructor().newInstance();
-      assertEquals("1 account on each shard, 2 in all",
+      assertEquals("1 account on each shard, 2 in all; migrations need Flyway",
           run.apply(new String[] {pg.shard(0).primary().jdbcUrl(), pg.shard(1).primary().jdbcUrl()}));
     } finally {
       thread.setContextClassLoader(before);
@@ -93,7 +96,16 @@ class WithoutMicrometerTest {
         List<Long> all = shards.scatter().createQuery("select a.id from Account a", Long.class).getResultList();
         long onShard0 = shards.forShard("shard0").fromSession(s -> s.createNativeQuery("select count(*) from account",
             Long.class).getSingleResult());
-        return onShard0 + " account on each shard, " + all.size() + " in all";
+        String migrations;
+        try {
+          shards.migrations();
+          migrations = "migrations built without Flyway";
+        } catch (ShardingConfigurationException e) {
+          boolean namesTheArtifacts = e.getMessage()
+              .contains("add org.flywaydb:flyway-core and org.flywaydb:flyway-database-postgresql");
+          migrations = namesTheArtifacts ? "migrations need Flyway" : e.getMessage();
+        }
+        return onShard0 + " account on each shard, " + all.size() + " in all; " + migrations;
       } finally {
         sf.close();
       }

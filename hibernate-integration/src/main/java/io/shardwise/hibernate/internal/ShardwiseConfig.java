@@ -3,6 +3,7 @@ package io.shardwise.hibernate.internal;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.ShardwiseSettings;
+import io.shardwise.hibernate.migrations.VersionGate;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardState;
@@ -66,6 +67,16 @@ public final class ShardwiseConfig {
    */
   public record Resharding(long pauseLimitMs, long maxSwitchLagBytes, int verifyThreads, int deleteBatchRows,
       long fenceGraceMs) {}
+
+  /**
+   * Schema migrations on every shard ({@code shardwise.migrations.*}).
+   *
+   * @param locations Flyway locations of the scripts
+   * @param gate what start-up does with shards at different versions
+   * @param table Flyway's history table on every shard
+   * @param baselineVersion the version of a shard's tables made before migrations, or null
+   */
+  public record MigrationSettings(List<String> locations, VersionGate gate, String table, String baselineVersion) {}
 
   /**
    * The deadlines of the connections to one kind of server (a shard's primary, or its replicas),
@@ -153,8 +164,10 @@ public final class ShardwiseConfig {
   private final Object meterRegistry;
   private final Object observationRegistry;
   private final boolean snowflakeIdsByDefault;
+  private final MigrationSettings migrations;
 
   private ShardwiseConfig(Parser p) {
+    this.migrations = p.migrations;
     this.snowflakeIdsByDefault = p.snowflakeIdsByDefault;
     this.meterRegistry = p.meterRegistry;
     this.observationRegistry = p.observationRegistry;
@@ -310,6 +323,11 @@ public final class ShardwiseConfig {
     return schemaAction;
   }
 
+  /** Where the migration scripts are, the version gate, the history table. */
+  public MigrationSettings migrations() {
+    return migrations;
+  }
+
   /** The routing strategy, checked; built over each version of the shard map. */
   public ShardingStrategies.Settings strategy() {
     return strategy;
@@ -423,6 +441,7 @@ public final class ShardwiseConfig {
     Object meterRegistry;
     Object observationRegistry;
     boolean snowflakeIdsByDefault;
+    MigrationSettings migrations;
 
     Parser(Map<String, Object> settings) {
       this.settings = settings;
@@ -486,6 +505,7 @@ public final class ShardwiseConfig {
       }
 
       schemaAction();
+      migrations();
       scatter = new Scatter(intSetting(ShardwiseSettings.SCATTER_THREADS, 0, 1, 1024),
           intSetting(ShardwiseSettings.SCATTER_MAX_ROWS, 100_000, 1, 100_000_000),
           intSetting(ShardwiseSettings.SCATTER_FETCH_SIZE, 1000, 1, 1_000_000));
@@ -630,6 +650,37 @@ public final class ShardwiseConfig {
               + " to run it on every shard");
         }
       }
+    }
+
+    private void migrations() {
+      List<String> locations = Arrays.stream(p.getOrDefault(ShardwiseSettings.MIGRATIONS_LOCATIONS,
+          "classpath:db/migration").split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+      if (locations.isEmpty()) {
+        problems.add(ShardwiseSettings.MIGRATIONS_LOCATIONS + " is empty; name where the scripts are, e.g."
+            + " classpath:db/migration or filesystem:/opt/app/migrations");
+      }
+      String gateText = p.getOrDefault(ShardwiseSettings.MIGRATIONS_GATE, "refuse");
+      VersionGate gate = switch (gateText.toLowerCase(Locale.ROOT)) {
+        case "refuse" -> VersionGate.REFUSE;
+        case "mark-unavailable" -> VersionGate.MARK_UNAVAILABLE;
+        case "off" -> VersionGate.OFF;
+        default -> {
+          problems.add(ShardwiseSettings.MIGRATIONS_GATE + " = '" + gateText + "' is not refuse (the default: do not"
+              + " start when shards are at different schema versions), mark-unavailable or off");
+          yield VersionGate.REFUSE;
+        }
+      };
+      String table = p.getOrDefault(ShardwiseSettings.MIGRATIONS_TABLE, "flyway_schema_history");
+      if (!table.matches("[a-z_][a-z0-9_$]{0,62}")) {
+        problems.add(ShardwiseSettings.MIGRATIONS_TABLE + " = '" + table + "' is not a plain lower-case table name"
+            + " (letters, digits, _ and $; at most 63 characters); Flyway creates it in the connection's schema");
+      }
+      String baseline = p.get(ShardwiseSettings.MIGRATIONS_BASELINE_VERSION);
+      if (baseline != null && !baseline.matches("\\d+([._]\\d+)*")) {
+        problems.add(ShardwiseSettings.MIGRATIONS_BASELINE_VERSION + " = '" + baseline + "' is not a Flyway version"
+            + " (digits separated by . or _, e.g. 1 or 2.1)");
+      }
+      migrations = new MigrationSettings(locations, gate, table, baseline);
     }
 
     private ShardMap staticMap(int buckets) {
@@ -803,7 +854,9 @@ public final class ShardwiseConfig {
         ShardwiseSettings.RING_VNODES, ShardwiseSettings.FALLBACK, ShardwiseSettings.CONTROL_URL,
         ShardwiseSettings.CONTROL_INITIALIZE, ShardwiseSettings.DDL, ShardwiseSettings.USER, ShardwiseSettings.PASSWORD,
         ShardwiseSettings.POOL_SIZE, ShardwiseSettings.POOL_MIN_IDLE, ShardwiseSettings.CONNECTION_TIMEOUT,
-        ShardwiseSettings.SCHEMA_ACTION, ShardwiseSettings.REPLICA_BALANCE, ShardwiseSettings.REPLICA_MAX_LAG_MS,
+        ShardwiseSettings.SCHEMA_ACTION, ShardwiseSettings.MIGRATIONS_LOCATIONS, ShardwiseSettings.MIGRATIONS_GATE,
+        ShardwiseSettings.MIGRATIONS_TABLE, ShardwiseSettings.MIGRATIONS_BASELINE_VERSION,
+        ShardwiseSettings.REPLICA_BALANCE, ShardwiseSettings.REPLICA_MAX_LAG_MS,
         ShardwiseSettings.REPLICA_MAX_LAG_BYTES, ShardwiseSettings.REPLICA_MONITOR_INTERVAL,
         ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, ShardwiseSettings.RYW_SECRET, ShardwiseSettings.RYW_ACCEPTED_SECRET,
         ShardwiseSettings.RYW_PIN_TTL,

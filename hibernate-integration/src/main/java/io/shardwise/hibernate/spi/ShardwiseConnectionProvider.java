@@ -29,6 +29,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
   private transient ReadPath reads;
   /** Null when tracing is off. */
   private transient ShardwiseObservations observations;
+  private transient io.shardwise.hibernate.migrations.internal.SchemaGate schemaGate;
 
   @Override
   public void configure(Map<String, Object> settings) {
@@ -36,6 +37,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     primaries = components.pools();
     reads = components.readPath();
     observations = components.observations();
+    schemaGate = components.schemaGate();
   }
 
   private ShardwiseComponents components() {
@@ -67,6 +69,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
+    schemaGate.admit(shardId);
     Connection connection = primaries.sessionConnection(shardId);
     if (observations != null) {
       observations.connectionServed(shardId, primaries.primaryNode(shardId));
@@ -97,6 +100,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       return components().noShardConnection();
     }
+    schemaGate.admit(shardId);
     Connection connection = reads.connection(shardId);
     if (observations != null) {
       observations.connectionServed(shardId, reads.nodeOf(shardId, connection));

@@ -12,6 +12,9 @@ import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.metrics.internal.Metrics;
 import io.shardwise.hibernate.metrics.internal.Observations;
+import io.shardwise.hibernate.migrations.Migrations;
+import io.shardwise.hibernate.migrations.internal.SchemaGate;
+import io.shardwise.hibernate.migrations.internal.ShardMigrations;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.readwrite.InMemoryPinStore;
 import io.shardwise.hibernate.readwrite.PinStore;
@@ -52,6 +55,8 @@ import org.hibernate.event.spi.EventType;
  *       model;</li>
  *   <li>{@link CrossShardService}: a {@link ShardAccess} (router + primaries);</li>
  *   <li>{@link ScatterExecutor}: started on first use;</li>
+ *   <li>{@link SchemaGate}: the configuration and the router's current map, checked before anything
+ *       else starts;</li>
  *   <li>the pools, the read path and the entry points: the {@link ShardwiseMetrics} recorder, chosen
  *       once (a do-nothing one without a meter registry).</li>
  * </ul>
@@ -80,6 +85,7 @@ public final class ShardwiseComponents implements AutoCloseable {
   private ScatterExecutor scatterExecutor;
   private final ShardwiseMetrics metrics;
   private final ShardwiseObservations observations;
+  private final SchemaGate schemaGate;
 
   private ShardwiseComponents(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.metrics = Metrics.of(config.meterRegistry());
@@ -88,6 +94,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.maps = maps;
     this.router = Router.following(maps, map -> ShardingStrategies.build(config.strategy(), map),
         config.unitName());
+    this.schemaGate = SchemaGate.check(config, router::map);
     metrics.watchShardMap(router::map);
     this.observations = Observations.of(config.observationRegistry(), router::map);
     maps.addListener(metrics::shardMapPublished);
@@ -162,6 +169,16 @@ public final class ShardwiseComponents implements AutoCloseable {
 
   public Router router() {
     return router;
+  }
+
+  /** The schema version gate: which shards it keeps unavailable (none unless {@code mark-unavailable}). */
+  public SchemaGate schemaGate() {
+    return schemaGate;
+  }
+
+  /** Flyway migrations of every shard of the current map; the gate reads the versions again after each run. */
+  public Migrations migrations() {
+    return ShardMigrations.of(config, router::map, schemaGate::recheck);
   }
 
   /** Where new roots go: a weighted round robin over the ACTIVE shards. */

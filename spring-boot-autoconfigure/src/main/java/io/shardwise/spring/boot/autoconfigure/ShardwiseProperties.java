@@ -71,6 +71,8 @@ public class ShardwiseProperties {
 
   private final Schema schema = new Schema();
 
+  private final Migrations migrations = new Migrations();
+
   private final Replica replica = new Replica();
 
   private final Ryw ryw = new Ryw();
@@ -155,6 +157,10 @@ public class ShardwiseProperties {
     put(p, ShardwiseSettings.POOL_MIN_IDLE, pool.minIdle);
     put(p, ShardwiseSettings.CONNECTION_TIMEOUT, pool.connectionTimeoutMs);
     put(p, ShardwiseSettings.SCHEMA_ACTION, schema.action);
+    put(p, ShardwiseSettings.MIGRATIONS_LOCATIONS, migrations.locations);
+    put(p, ShardwiseSettings.MIGRATIONS_GATE, migrations.gate);
+    put(p, ShardwiseSettings.MIGRATIONS_TABLE, migrations.table);
+    put(p, ShardwiseSettings.MIGRATIONS_BASELINE_VERSION, migrations.baselineVersion);
     put(p, ShardwiseSettings.DDL, ddl);
     put(p, ShardwiseSettings.REPLICA_BALANCE, replica.balance);
     put(p, ShardwiseSettings.REPLICA_MAX_LAG_MS, replica.maxLagMs);
@@ -321,6 +327,53 @@ public class ShardwiseProperties {
 
     public void setAction(String action) {
       this.action = action;
+    }
+  }
+
+  /** Flyway migrations on every shard (docs/operations.md#migrations). */
+  public static class Migrations {
+    /** Flyway locations of the scripts applied to every shard, comma-separated. */
+    private String locations = "classpath:db/migration";
+
+    /** At start, shards at different schema versions: refuse, mark-unavailable or off. */
+    private String gate = "refuse";
+
+    /** Flyway's history table on every shard. */
+    private String table = "flyway_schema_history";
+
+    /** The version that existing tables of a shard without a history table stand for; unset refuses such a shard. */
+    private String baselineVersion;
+
+    public String getLocations() {
+      return locations;
+    }
+
+    public void setLocations(String locations) {
+      this.locations = locations;
+    }
+
+    public String getGate() {
+      return gate;
+    }
+
+    public void setGate(String gate) {
+      this.gate = gate;
+    }
+
+    public String getTable() {
+      return table;
+    }
+
+    public void setTable(String table) {
+      this.table = table;
+    }
+
+    public String getBaselineVersion() {
+      return baselineVersion;
+    }
+
+    public void setBaselineVersion(String baselineVersion) {
+      this.baselineVersion = baselineVersion;
     }
   }
 
@@ -732,6 +785,10 @@ public class ShardwiseProperties {
 
   public Schema getSchema() {
     return schema;
+  }
+
+  public Migrations getMigrations() {
+    return migrations;
   }
 
   public Replica getReplica() {
