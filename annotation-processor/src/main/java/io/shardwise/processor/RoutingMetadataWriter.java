@@ -46,6 +46,10 @@ final class RoutingMetadataWriter {
       if (with != null) {
         lines.put(prefix + "coLocatedWith", elements.getBinaryName(with).toString());
       }
+      String keyPath = KeyPathChecks.pathOf(entity);
+      if (keyPath != null) {
+        lines.put(prefix + "keyPath", keyPath);
+      }
       EntityModel.Entity head = entity.groupHead();
       if (head != null) {
         lines.put(prefix + "group", elements.getBinaryName(head.type).toString());

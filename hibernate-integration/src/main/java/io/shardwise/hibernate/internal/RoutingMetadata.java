@@ -25,6 +25,7 @@ import java.util.Set;
  * entity.‹class›.shardKeyIsId=true|false
  * entity.‹class›.keyType=long|int|short|String|UUID
  * entity.‹class›.coLocatedWith=‹class›   (only when @CoLocated)
+ * entity.‹class›.keyPath=‹hop›.‹hop›      (only when @CoLocated(via = ...))
  * entity.‹class›.group=‹class at the root of the co-location group›
  * query.‹named query›.shardKeyParameter=‹parameter›
  * </pre>
@@ -93,6 +94,11 @@ public final class RoutingMetadata {
   /** The class name {@code @CoLocated} names, or null. */
   public String coLocatedWith(Class<?> type) {
     return entity(type, "coLocatedWith");
+  }
+
+  /** The association path {@code @CoLocated(via)} declares, or null. */
+  public String keyPath(Class<?> type) {
+    return entity(type, "keyPath");
   }
 
   /** The parameter of a named query that carries its shard key, or null when none is known. */
