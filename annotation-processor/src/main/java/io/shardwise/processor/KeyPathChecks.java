@@ -11,6 +11,9 @@ import javax.lang.model.element.TypeElement;
  * of the entity before it, a {@code @ManyToOne} or {@code @OneToOne} to a sharded entity of the same
  * co-location group, and the last one leads to the entity {@code with} names. Each broken path gets
  * one error on the {@code via} value, naming the hop where it breaks.
+ *
+ * <p>{@code @CoLocated(with = Owner.class, listedIn = "pets")} instead names the unidirectional
+ * {@code @OneToMany} (no {@code mappedBy}) of {@code Owner} whose elements are this entity.
  */
 final class KeyPathChecks {
 
@@ -24,16 +27,33 @@ final class KeyPathChecks {
 
   /** The declared path, or null when the entity declares none. */
   static String pathOf(Entity entity) {
-    String via = entity.coLocated == null ? null : Mirrors.string(entity.coLocated, "via");
-    return via == null || via.isEmpty() ? null : via;
+    return declared(entity, "via");
+  }
+
+  /** The declared collection of the {@code with} entity that lists this one, or null. */
+  static String listedInOf(Entity entity) {
+    return declared(entity, "listedIn");
+  }
+
+  private static String declared(Entity entity, String member) {
+    String value = entity.coLocated == null ? null : Mirrors.string(entity.coLocated, member);
+    return value == null || value.isEmpty() ? null : value;
   }
 
   void check(Entity entity) {
     String via = pathOf(entity);
     TypeElement with = entity.coLocatedWith();
     Entity target = with == null ? null : model.entity(with);
-    if (via == null || entity.reference || target == null || !target.sharded()) {
-      return; // no path, or a broken @CoLocated that ModelChecks reports
+    if (entity.reference || target == null || !target.sharded()) {
+      return; // a broken @CoLocated that ModelChecks reports
+    }
+    String listedIn = listedInOf(entity);
+    if (listedIn != null) {
+      checkListedIn(entity, target, listedIn, via != null);
+      return;
+    }
+    if (via == null) {
+      return;
     }
     Entity current = entity;
     for (String hop : via.split("\\.", -1)) {
@@ -49,6 +69,27 @@ final class KeyPathChecks {
           + target.simpleName() + " (named by with). Fix: end the path at " + target.simpleName()
           + ", or name " + current.simpleName() + " in with.");
     }
+  }
+
+  private void checkListedIn(Entity entity, Entity target, String listedIn, boolean alsoVia) {
+    Member member = target.member(listedIn);
+    AnnotationMirror association = member == null ? null : EntityModel.associationAnnotation(member);
+    String mappedBy = association == null ? null : Mirrors.string(association, "mappedBy");
+    String problem;
+    if (alsoVia) {
+      problem = "it declares via as well. Fix: keep one of the two.";
+    } else if (association == null || !Mirrors.nameOf(association).equals(Mirrors.ONE_TO_MANY)
+        || target.associationTarget(member) != entity) {
+      problem = target.simpleName() + "." + listedIn + " is not a @OneToMany of " + entity.simpleName()
+          + ". Fix: name the collection of " + target.simpleName() + " that holds " + entity.simpleName() + ".";
+    } else if (mappedBy != null && !mappedBy.isEmpty()) {
+      problem = target.simpleName() + "." + listedIn + " is mappedBy \"" + mappedBy + "\", so "
+          + entity.simpleName() + " has an association back. Fix: use via = \"" + mappedBy + "\".";
+    } else {
+      return;
+    }
+    reporter.error(Tag.KeyPath, entity.type, entity.coLocated, Mirrors.value(entity.coLocated, "listedIn"),
+        entity.simpleName() + " is @CoLocated(listedIn = \"" + listedIn + "\"), but " + problem);
   }
 
   /** Why a hop from {@code current} does not lead on, or null when it does. */

@@ -50,6 +50,10 @@ final class RoutingMetadataWriter {
       if (keyPath != null) {
         lines.put(prefix + "keyPath", keyPath);
       }
+      String listedIn = KeyPathChecks.listedInOf(entity);
+      if (listedIn != null) {
+        lines.put(prefix + "listedIn", listedIn);
+      }
       EntityModel.Entity head = entity.groupHead();
       if (head != null) {
         lines.put(prefix + "group", elements.getBinaryName(head.type).toString());

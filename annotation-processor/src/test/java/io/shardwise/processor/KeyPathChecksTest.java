@@ -12,33 +12,94 @@ import org.junit.jupiter.api.Test;
 /** {@code @CoLocated(via)}: a good path compiles and reaches the routing metadata; a bad one names its hop. */
 class KeyPathChecksTest {
 
-  private static Compilation compile(String via, String members) {
-    return Fixtures.model().source("app/Shipment.java", """
+  /** A sharded child of the fixture model, keyed by merchantId; {@code coLocated} is what goes in @CoLocated(...). */
+  private static String child(String name, String coLocated, String members) {
+    return """
         package app;
         import io.shardwise.annotations.*;
         import jakarta.persistence.*;
         import java.util.List;
         @Entity
-        @CoLocated(with = Merchant.class,
-            via = "%s")
-        public class Shipment {
+        @CoLocated(%s)
+        public class %s {
           @Id Long id;
           @ShardKey Long merchantId;
           %s
         }
-        """.formatted(via, members)).compileWith(new ShardwiseProcessor());
+        """.formatted(coLocated, name, members);
+  }
+
+  private static Compilation compile(String via, String members) {
+    return Fixtures.model()
+        .source("app/Shipment.java", child("Shipment", "with = Merchant.class,\n    via = \"" + via + "\"", members))
+        .compileWith(new ShardwiseProcessor());
   }
 
   @Test
   void aPathOfToOneAssociationsToTheRootCompilesAndIsWrittenForTheRuntime() throws IOException {
     Compilation c = compile("item.order.merchant", "@ManyToOne OrderItem item;");
     c.assertClean();
+    Properties routing = routingOf(c);
+    assertEquals("item.order.merchant", routing.getProperty("entity.app.Shipment.keyPath"));
+    assertEquals(null, routing.getProperty("entity.app.OrderItem.keyPath"), "no path declared there");
+  }
+
+  @Test
+  void theRootsUnidirectionalCollectionIsAcceptedAndWrittenForTheRuntime() throws IOException {
+    Compilation c = Fixtures.model().source("app/Tag.java", TAG).source("app/Merchant.java", MERCHANT_WITH_TAGS)
+        .compileWith(new ShardwiseProcessor());
+    c.assertClean();
+    Properties routing = routingOf(c);
+    assertEquals("tags", routing.getProperty("entity.app.Tag.listedIn"));
+  }
+
+  @Test
+  void aCollectionOfAnotherEntityIsRefused() {
+    Compilation c = Fixtures.model()
+        .source("app/Shipment.java", child("Shipment", "with = PurchaseOrder.class,\n    listedIn = \"items\"", ""))
+        .compileWith(new ShardwiseProcessor());
+    String message = c.assertError(Tag.KeyPath, "app/Shipment.java", "listedIn = ");
+    assertTrue(message.contains("PurchaseOrder.items is not a @OneToMany of Shipment"), message);
+    c.assertErrorCount(1);
+  }
+
+  @Test
+  void aCollectionMappedByTheChildPointsToVia() {
+    Compilation c = Fixtures.model()
+        .source("app/Note.java", child("Note", "with = Merchant.class,\n    listedIn = \"notes\"",
+            "@ManyToOne Merchant merchant;"))
+        .source("app/Merchant.java", MERCHANT_WITH_TAGS.replace("List<Tag> tags;",
+            "List<Tag> tags;\n  @OneToMany(mappedBy = \"merchant\") List<Note> notes;"))
+        .source("app/Tag.java", TAG)
+        .compileWith(new ShardwiseProcessor());
+    String message = c.assertError(Tag.KeyPath, "app/Note.java", "listedIn = ");
+    assertTrue(message.contains("Merchant.notes is mappedBy \"merchant\", so Note has an association back."
+        + " Fix: use via = \"merchant\""), message);
+    c.assertErrorCount(1);
+  }
+
+  private static final String TAG = child("Tag", "with = Merchant.class, listedIn = \"tags\"", "");
+
+  private static final String MERCHANT_WITH_TAGS = """
+      package app;
+      import io.shardwise.annotations.ShardKey;
+      import jakarta.persistence.*;
+      import java.util.List;
+      @Entity
+      public class Merchant {
+        @Id @ShardKey Long id;
+        String name;
+        @OneToMany(mappedBy = "merchant") List<PurchaseOrder> orders;
+        @OneToMany @JoinColumn(name = "merchant_id") List<Tag> tags;
+      }
+      """;
+
+  private static Properties routingOf(Compilation c) throws IOException {
     Properties routing = new Properties();
     try (Reader in = Files.newBufferedReader(c.output(RoutingMetadataWriter.RESOURCE))) {
       routing.load(in);
     }
-    assertEquals("item.order.merchant", routing.getProperty("entity.app.Shipment.keyPath"));
-    assertEquals(null, routing.getProperty("entity.app.OrderItem.keyPath"), "no path declared there");
+    return routing;
   }
 
   @Test

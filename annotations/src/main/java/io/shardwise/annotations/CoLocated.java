@@ -53,4 +53,13 @@ public @interface CoLocated {
    * disagrees with it is refused before any SQL.
    */
   String via() default "";
+
+  /**
+   * The collection of the entity named in {@link #with()} that holds this entity, when that is a
+   * unidirectional {@code @OneToMany @JoinColumn} and this entity has no association back (for
+   * {@code Owner.pets}: {@code @CoLocated(with = Owner.class, listedIn = "pets")}). The key is filled
+   * from the owner whose collection, in the same session, holds this entity. Not together with
+   * {@link #via()}.
+   */
+  String listedIn() default "";
 }

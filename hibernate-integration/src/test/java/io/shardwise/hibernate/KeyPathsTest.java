@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.keypaths.Household;
 import io.shardwise.hibernate.keypaths.Owner;
 import io.shardwise.hibernate.keypaths.Pet;
+import io.shardwise.hibernate.keypaths.Resident;
 import io.shardwise.hibernate.keypaths.Visit;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
@@ -40,7 +42,8 @@ class KeyPathsTest {
   static void start(PostgresTopology topology) {
     pg = topology;
     Shardwise.Builder b = Shardwise.configure().credentials("postgres", null)
-        .property("shardwise.snowflake.worker_id", "11").entities(Owner.class, Pet.class, Visit.class);
+        .property("shardwise.snowflake.worker_id", "11").entities(Owner.class, Pet.class, Visit.class,
+            Household.class, Resident.class);
     for (PostgresShard shard : pg.shards()) {
       b.shard("s" + shard.index(), shard.primary().jdbcUrl());
     }
@@ -62,7 +65,8 @@ class KeyPathsTest {
   void empty() throws SQLException {
     for (PostgresShard shard : pg.shards()) {
       try (Connection c = shard.primary().dataSource().getConnection(); Statement s = c.createStatement()) {
-        s.execute("DELETE FROM kp_visit; DELETE FROM kp_pet; DELETE FROM kp_owner");
+        s.execute("DELETE FROM kp_visit; DELETE FROM kp_pet; DELETE FROM kp_owner; DELETE FROM kp_resident;"
+            + " DELETE FROM kp_household");
       }
     }
   }
@@ -166,6 +170,28 @@ class KeyPathsTest {
         + " in a session on shard 's0'"), e.getMessage());
     assertEquals(List.of(), column("s0", "SELECT owner_id FROM kp_pet"));
     assertEquals(List.of(), column("s1", "SELECT owner_id FROM kp_pet"));
+  }
+
+  @Test
+  void residentsTakeTheKeyOfTheHouseholdWhoseUnidirectionalListHoldsThem() throws SQLException {
+    shards.forKey(onS1).inTransaction(session -> {
+      Household household = new Household(onS1);
+      household.add(new Resident("ann"));
+      household.add(new Resident("bob"));
+      session.persist(household); // cascades to both residents
+    });
+    shards.forKey(onS1).inTransaction(session ->
+        session.find(Household.class, onS1).add(new Resident("cid"))); // persisted by cascade at flush
+    assertEquals(List.of(onS1, onS1, onS1), column("s1", "SELECT household_id FROM kp_resident"));
+    assertEquals(List.of(), column("s0", "SELECT household_id FROM kp_resident"));
+    int listed = shards.forKey(onS1).fromTransaction(session -> session.find(Household.class, onS1).residents().size());
+    assertEquals(3, listed, "the list reads its rows through the key column");
+
+    ShardKeyPathException alone = assertThrows(ShardKeyPathException.class,
+        () -> shards.forKey(onS1).inTransaction(session -> session.persist(new Resident("dee"))));
+    assertTrue(alone.getMessage().startsWith("[ShardKeyPathNull] Cannot store Resident: its shard key"
+        + " Resident.householdId is null and is taken from the Household.residents that holds it"), alone.getMessage());
+    assertEquals(3, column("s1", "SELECT household_id FROM kp_resident").size());
   }
 
   // ---------------------------------------------------------------------------------------------

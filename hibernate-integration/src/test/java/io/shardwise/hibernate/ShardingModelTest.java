@@ -44,7 +44,7 @@ class ShardingModelTest {
         Shardwise.configure().credentials("postgres", null)
             .shard("s0", pg.shard(0).primary().jdbcUrl())
             .entities(BadKeyPaths.Farm.class, BadKeyPaths.Barn.class, BadKeyPaths.Cow.class, BadKeyPaths.Hen.class,
-                BadKeyPaths.Goat.class)
+                BadKeyPaths.Goat.class, BadKeyPaths.Pig.class)
             .buildSessionFactory().close());
 
     String m = e.getMessage();
@@ -53,7 +53,9 @@ class ShardingModelTest {
     assertContains(m, "[KeyPath] Hen is @CoLocated(via = \"name\"), but hop 'name' (Hen.name) is not a @ManyToOne"
         + " or @OneToOne association");
     assertContains(m, "[KeyPath] Goat is @CoLocated(via = \"barn\"), which ends at Barn, but with names Farm");
-    assertEquals(3, m.lines().filter(l -> l.startsWith("  - [")).count(), m);
+    assertContains(m, "[KeyPath] Pig is @CoLocated(listedIn = \"barns\"), but Farm.barns is not a @OneToMany of Pig"
+        + " without mappedBy");
+    assertEquals(4, m.lines().filter(l -> l.startsWith("  - [")).count(), m);
   }
 
   @Test

@@ -10,14 +10,16 @@ import org.hibernate.mapping.Property;
 import org.hibernate.mapping.Value;
 
 /**
- * How a co-located entity reaches the entity whose key it holds ({@code @CoLocated(via = "pet.owner")}):
- * a chain of to-one associations, each hop naming the entity it leads to.
+ * How a co-located entity reaches the entity whose key it holds: a chain of to-one associations
+ * ({@code @CoLocated(via = "pet.owner")}), each hop naming the entity it leads to; or the collection
+ * of the {@code with} entity that lists it ({@code @CoLocated(listedIn = "pets")}).
  *
- * @param path the path as declared, for messages
- * @param hops the association attributes, in order
+ * @param path the path as declared, for messages ({@code Owner.pets} for a collection)
+ * @param hops the association attributes, in order; empty for a collection
  * @param hopEntities the entity name each hop leads to; the last is the entity named in {@code with}
+ * @param listedIn the {@code with} entity's collection that holds this entity, or null
  */
-public record KeyPath(String path, List<String> hops, List<String> hopEntities) {
+public record KeyPath(String path, List<String> hops, List<String> hopEntities, String listedIn) {
 
   public KeyPath {
     hops = List.copyOf(hops);
@@ -70,7 +72,29 @@ public record KeyPath(String path, List<String> hops, List<String> hopEntities) 
           + ": the path must end at the entity whose key " + entity + " holds");
       return null;
     }
-    return new KeyPath(path, hops, targets);
+    return new KeyPath(path, hops, targets, null);
+  }
+
+  /**
+   * Resolves {@code @CoLocated(listedIn = collection)}: a {@code @OneToMany} of the {@code with}
+   * entity, without {@code mappedBy}, whose elements are {@code start}; else adds a problem and
+   * returns null.
+   */
+  static KeyPath listedIn(PersistentClass start, String collection, PersistentClass with, List<String> problems) {
+    String entity = start.getMappedClass().getSimpleName();
+    String where = simpleName(with) + "." + collection;
+    Property property = propertyOf(with, collection);
+    Value value = property == null ? null : property.getValue();
+    if (value instanceof org.hibernate.mapping.Collection list
+        && list.getElement() instanceof org.hibernate.mapping.OneToMany element
+        && element.getReferencedEntityName().equals(start.getEntityName()) && list.getMappedByProperty() == null) {
+      return new KeyPath(where, List.of(), List.of(with.getEntityName()), collection);
+    }
+    problems.add("[KeyPath] " + entity + " is @CoLocated(listedIn = \"" + collection + "\"), but " + where + " is "
+        + (property == null ? "not a persistent attribute" : "not a @OneToMany of " + entity + " without mappedBy")
+        + ": name the unidirectional @OneToMany @JoinColumn collection of " + simpleName(with) + " that holds "
+        + entity + ", or use via with a @ManyToOne of " + entity);
+    return null;
   }
 
   private static Property propertyOf(PersistentClass pc, String attribute) {

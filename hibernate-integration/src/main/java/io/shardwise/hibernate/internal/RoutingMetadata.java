@@ -26,6 +26,7 @@ import java.util.Set;
  * entity.‹class›.keyType=long|int|short|String|UUID
  * entity.‹class›.coLocatedWith=‹class›   (only when @CoLocated)
  * entity.‹class›.keyPath=‹hop›.‹hop›      (only when @CoLocated(via = ...))
+ * entity.‹class›.listedIn=‹collection›   (only when @CoLocated(listedIn = ...))
  * entity.‹class›.group=‹class at the root of the co-location group›
  * query.‹named query›.shardKeyParameter=‹parameter›
  * </pre>
@@ -99,6 +100,11 @@ public final class RoutingMetadata {
   /** The association path {@code @CoLocated(via)} declares, or null. */
   public String keyPath(Class<?> type) {
     return entity(type, "keyPath");
+  }
+
+  /** The collection {@code @CoLocated(listedIn)} names, or null. */
+  public String listedIn(Class<?> type) {
+    return entity(type, "listedIn");
   }
 
   /** The parameter of a named query that carries its shard key, or null when none is known. */

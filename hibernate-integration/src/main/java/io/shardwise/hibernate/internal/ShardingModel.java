@@ -57,7 +57,7 @@ public final class ShardingModel {
 
   /** What one entity class declares, from generated metadata or from its annotations. */
   private record Declared(boolean reference, List<String> keyNames, String keyAttribute, Class<?> keyJavaType,
-      String keyTypeName, String coLocatedWith, String via, Origin origin) {
+      String keyTypeName, String coLocatedWith, String via, String listedIn, Origin origin) {
   }
 
   private ShardingModel(Map<String, ShardedEntity> byEntityName, Map<String, String> entityOfTable,
@@ -153,7 +153,7 @@ public final class ShardingModel {
 
     Map<String, ShardedEntity> entities = new LinkedHashMap<>();
     Map<String, String> coLocatedWith = new HashMap<>();
-    Map<String, String> viaPaths = new LinkedHashMap<>();
+    Map<String, Declared> withPaths = new LinkedHashMap<>();
     for (PersistentClass pc : bindings.values()) {
       Class<?> type = pc.getMappedClass();
       if (type == null) {
@@ -202,8 +202,13 @@ public final class ShardingModel {
       }
       if (coLocated != null) {
         coLocatedWith.put(pc.getEntityName(), coLocated);
-        if (declared.via() != null && !declared.via().isEmpty()) {
-          viaPaths.put(pc.getEntityName(), declared.via());
+        boolean via = declared.via() != null && !declared.via().isEmpty();
+        boolean listed = declared.listedIn() != null && !declared.listedIn().isEmpty();
+        if (via && listed) {
+          problems.add("[KeyPath] " + name + " is @CoLocated with both via and listedIn: keep the one that"
+              + " leads to " + simpleClass(coLocated));
+        } else if (via || listed) {
+          withPaths.put(pc.getEntityName(), declared);
         }
       }
       entities.put(pc.getEntityName(), new ShardedEntity(pc.getEntityName(), type, false, attribute, isId, keyType,
@@ -251,9 +256,13 @@ public final class ShardingModel {
     }
 
     Map<String, KeyPath> keyPaths = new HashMap<>();
-    viaPaths.forEach((entityName, via) -> {
+    withPaths.forEach((entityName, declared) -> {
       String with = entityNameOfClass.get(coLocatedWith.get(entityName));
-      KeyPath path = with == null ? null : KeyPath.resolve(bindings.get(entityName), via, with, bindings, problems);
+      PersistentClass start = bindings.get(entityName);
+      KeyPath path = with == null ? null
+          : declared.via() != null && !declared.via().isEmpty()
+              ? KeyPath.resolve(start, declared.via(), with, bindings, problems)
+              : KeyPath.listedIn(start, declared.listedIn(), bindings.get(with), problems);
       if (path != null) {
         keyPaths.put(entityName, path);
       }
@@ -360,7 +369,7 @@ public final class ShardingModel {
     return new Declared(type.isAnnotationPresent(ReferenceTable.class), keys, key == null ? null : attributeName(key),
         keyJavaType, keyJavaType == null ? null : keyJavaType.getName(),
         coLocated == null ? null : coLocated.with().getName(), coLocated == null ? null : coLocated.via(),
-        Origin.REFLECTION);
+        coLocated == null ? null : coLocated.listedIn(), Origin.REFLECTION);
   }
 
   private static Declared fromMetadata(Class<?> type, RoutingMetadata routing) {
@@ -368,7 +377,7 @@ public final class ShardingModel {
     String keyTypeName = routing.keyType(type);
     return new Declared(routing.reference(type), key == null ? List.of() : List.of(key), key,
         keyTypeName == null ? null : KEY_TYPES.get(keyTypeName), keyTypeName, routing.coLocatedWith(type),
-        routing.keyPath(type), Origin.METADATA);
+        routing.keyPath(type), routing.listedIn(type), Origin.METADATA);
   }
 
   /** The key type names the processor writes, as the Java types the runtime hashes. */

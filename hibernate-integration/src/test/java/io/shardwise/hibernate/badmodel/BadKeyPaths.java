@@ -43,6 +43,13 @@ public final class BadKeyPaths {
     String name;
   }
 
+  @Entity(name = "Pig")
+  @CoLocated(with = Farm.class, listedIn = "barns")
+  public static class Pig {
+    @Id Long id;
+    @ShardKey Long farmId;
+  }
+
   @Entity(name = "Goat")
   @CoLocated(with = Farm.class, via = "barn")
   public static class Goat {

@@ -87,8 +87,8 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
   public boolean onPreUpdate(PreUpdateEvent event) {
     EntityPersister persister = event.getPersister();
     KeyPath path = sharding.get().keyPath(persister.getEntityName());
-    if (path == null || event.getOldState() == null) {
-      return false;
+    if (path == null || path.listedIn() != null || event.getOldState() == null) {
+      return false; // a collection's entity has no hop of its own that could change
     }
     int firstHop = indexOf(persister, path.hops().get(0));
     if (event.getOldState()[firstHop] == event.getState()[firstHop]) {
@@ -134,6 +134,9 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
    */
   private Object keyThrough(ShardedEntity model, KeyPath path, Object entity, SharedSessionContractImplementor session,
       boolean required) {
+    if (path.listedIn() != null) {
+      return keyOfListingOwner(model, path, entity, session, required);
+    }
     Object current = entity;
     String currentName = model.entityName();
     for (int i = 0; i < path.hops().size(); i++) {
@@ -167,6 +170,32 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
     return key;
   }
 
+  /**
+   * The key of the entity whose collection ({@code listedIn}) holds {@code entity} in this session,
+   * found the way Hibernate finds the owner of a unidirectional one-to-many's element.
+   */
+  private Object keyOfListingOwner(ShardedEntity model, KeyPath path, Object entity,
+      SharedSessionContractImplementor session, boolean required) {
+    Object ownerId = session.getPersistenceContextInternal().getOwnerId(path.endEntity(), path.listedIn(), entity, null);
+    if (ownerId == null) {
+      if (!required) {
+        return null;
+      }
+      throw new ShardKeyPathException("[ShardKeyPathNull] Cannot store " + model.simpleName() + ": its shard key "
+          + model.simpleName() + "." + model.keyAttribute() + " is null and is taken from the " + path.path()
+          + " that holds it (@CoLocated(listedIn = \"" + path.listedIn() + "\")), but no " + path.path()
+          + " in this session holds it. Add it to that collection of an entity of this session (or set the key)"
+          + " before persisting. Nothing was written.");
+    }
+    ShardedEntity end = sharding.get().byEntityName(path.endEntity());
+    if (end.keyIsIdentifier()) {
+      return ownerId;
+    }
+    EntityPersister owners = session.getFactory().getMappingMetamodel().getEntityDescriptor(end.entityName());
+    Object owner = session.getPersistenceContextInternal().getEntity(session.generateEntityKey(ownerId, owners));
+    return keyOf(end, owner, session);
+  }
+
   /** An entity's own shard key; a proxy keyed by its id answers without being loaded. */
   private static Object keyOf(ShardedEntity end, Object entity, SharedSessionContractImplementor session) {
     if (entity instanceof HibernateProxy proxy && end.keyIsIdentifier()) {
@@ -194,10 +223,14 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
 
   private static ShardKeyPathException mismatch(ShardedEntity model, KeyPath path, Object stored, Object expected,
       String op) {
+    boolean listed = path.listedIn() != null;
+    String source = listed ? "the " + path.path() + " that holds it" : model.simpleName() + "." + path.path();
+    String declared = listed ? "listedIn = \"" + path.listedIn() + "\"" : "via = \"" + path.path() + "\"";
+    String repoint = listed ? "hold it in the " + path.path() + " of an entity with the same key"
+        : "point " + path.hops().get(0) + " at an entity with the same key";
     return new ShardKeyPathException("[ShardKeyPathMismatch] Cannot " + op + " " + model.simpleName() + ": "
-        + model.simpleName() + "." + model.keyAttribute() + " is " + stored + " but " + model.simpleName() + "."
-        + path.path() + " has the shard key " + expected + " (@CoLocated(via = \"" + path.path() + "\")). A row lives on"
-        + " the shard of the entity it belongs to: leave " + model.keyAttribute() + " null to have it filled, or point "
-        + path.hops().get(0) + " at an entity with the same key. Nothing was written.");
+        + model.simpleName() + "." + model.keyAttribute() + " is " + stored + " but " + source + " has the shard key "
+        + expected + " (@CoLocated(" + declared + ")). A row lives on the shard of the entity it belongs to: leave "
+        + model.keyAttribute() + " null to have it filled, or " + repoint + ". Nothing was written.");
   }
 }
