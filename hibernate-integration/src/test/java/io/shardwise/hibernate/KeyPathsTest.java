@@ -130,6 +130,23 @@ class KeyPathsTest {
   }
 
   @Test
+  void aFilledKeyChangedBeforeFlushIsRefusedAndNothingIsWritten() throws SQLException {
+    Long petId = storeOwnerAndPet(onS0);
+    storeOwnerAndPet(alsoOnS0);
+    ShardKeyException e = assertThrows(ShardKeyException.class,
+        () -> shards.forKey(onS0).inTransaction(session -> {
+          Visit visit = new Visit(session.find(Pet.class, petId), "changed before flush");
+          session.persist(visit);
+          visit.setOwnerId(alsoOnS0); // routes to the same shard, so only the key's history can tell it is wrong
+          session.flush();
+        }));
+    // the INSERT carries the key filled at persist; the change after it is an UPDATE of the key
+    assertTrue(e.getMessage().startsWith("[ShardKeyChanged] Visit.ownerId changed from " + onS0 + " to " + alsoOnS0),
+        e.getMessage());
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM kp_visit"));
+  }
+
+  @Test
   void movingAVisitToAPetOfAnotherOwnerIsRefusedAtFlush() throws SQLException {
     Long petId = storeOwnerAndPet(onS0);
     Long otherPetId = storeOwnerAndPet(alsoOnS0);

@@ -30,8 +30,10 @@ import org.hibernate.proxy.LazyInitializer;
  * session's shard.
  *
  * <p>When: on {@code persist} and {@code merge} (also when they cascade), and again just before the
- * row's INSERT (the application may have changed the association since). Before an UPDATE only when
- * the path's first association changed: a hop further along belongs to the next entity's own check.
+ * row's INSERT, a backstop for an insert that no persist or merge announced. Hibernate inserts the
+ * state taken at persist, so a key changed after it reaches the guard as a changed key. Before an
+ * UPDATE only when the path's first association changed: a hop further along belongs to the next
+ * entity's own check.
  */
 final class KeyPathFiller implements PersistEventListener, MergeEventListener, PreInsertEventListener,
     PreUpdateEventListener {
