@@ -46,6 +46,14 @@ final class RoutingMetadataWriter {
       if (with != null) {
         lines.put(prefix + "coLocatedWith", elements.getBinaryName(with).toString());
       }
+      String keyPath = KeyPathChecks.pathOf(entity);
+      if (keyPath != null) {
+        lines.put(prefix + "keyPath", keyPath);
+      }
+      String listedIn = KeyPathChecks.listedInOf(entity);
+      if (listedIn != null) {
+        lines.put(prefix + "listedIn", listedIn);
+      }
       EntityModel.Entity head = entity.groupHead();
       if (head != null) {
         lines.put(prefix + "group", elements.getBinaryName(head.type).toString());

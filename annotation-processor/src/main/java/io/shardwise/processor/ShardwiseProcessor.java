@@ -35,6 +35,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
   private EntityIndex index;
   private Reporter reporter;
   private ModelChecks modelChecks;
+  private KeyPathChecks keyPathChecks;
   private QueryChecks queryChecks;
   private SpringDataChecks springDataChecks;
   private RoutingMetadataWriter routing;
@@ -46,6 +47,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
     index = new EntityIndex(environment.getFiler(), reporter);
     model = new EntityModel(environment.getElementUtils(), environment.getTypeUtils(), index);
     modelChecks = new ModelChecks(model, reporter);
+    keyPathChecks = new KeyPathChecks(model, reporter);
     routing = new RoutingMetadataWriter(environment.getElementUtils());
     queryChecks = new QueryChecks(model, reporter, environment.getElementUtils(),
         environment.getTypeUtils(), treesOf(environment), routing,
@@ -114,6 +116,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
         EntityModel.Entity entity = model.entity(type);
         if (entity != null) {
           modelChecks.check(entity);
+          keyPathChecks.check(entity);
           routing.add(entity);
         }
         modelChecks.checkSnowflakeIds(type);

@@ -10,6 +10,7 @@ enum Tag {
   ShardKeyType,
   CoLocatedTarget,
   CoLocatedKeyType,
+  KeyPath,
   ReferenceWithShardKey,
   AssociationAcrossShards,
   ReferenceToSharded,

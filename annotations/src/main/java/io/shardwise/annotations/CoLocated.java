@@ -23,6 +23,19 @@ import java.lang.annotation.Target;
  * <p>Associations between sharded entities are only allowed inside one co-location group (an
  * entity with {@code @ShardKey} and every entity co-located with it, directly or through another);
  * the shard-key types of a group must match. Both are checked when the session factory starts.
+ *
+ * <p>A co-located entity that reaches the entity named in {@code with} through its associations can
+ * say so with {@link #via()}; Shardwise then fills its {@code @ShardKey} from that entity when it
+ * is persisted, and refuses a row whose key disagrees:
+ *
+ * <pre>{@code
+ * @Entity @CoLocated(with = Owner.class, via = "pet.owner")
+ * class Visit {
+ *   @Id Long id;
+ *   @ShardKey Long ownerId;            // filled from pet.owner's key; the column stays in the table
+ *   @ManyToOne Pet pet;
+ * }
+ * }</pre>
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
@@ -31,4 +44,22 @@ public @interface CoLocated {
 
   /** The sharded entity whose shard this entity shares. */
   Class<?> with();
+
+  /**
+   * The path of to-one associations ({@code @ManyToOne}, {@code @OneToOne}) from this entity to
+   * the entity named in {@link #with()}, hops separated by dots ({@code "pet.owner"}); empty (the
+   * default) when the application sets the key itself. With a path, a null {@code @ShardKey} is
+   * filled from the end entity's key on {@code persist}, {@code merge} and at flush, and a key that
+   * disagrees with it is refused before any SQL.
+   */
+  String via() default "";
+
+  /**
+   * The collection of the entity named in {@link #with()} that holds this entity, when that is a
+   * unidirectional {@code @OneToMany @JoinColumn} and this entity has no association back (for
+   * {@code Owner.pets}: {@code @CoLocated(with = Owner.class, listedIn = "pets")}). The key is filled
+   * from the owner whose collection, in the same session, holds this entity. Not together with
+   * {@link #via()}.
+   */
+  String listedIn() default "";
 }

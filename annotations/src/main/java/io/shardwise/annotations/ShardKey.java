@@ -29,7 +29,8 @@ import java.lang.annotation.Target;
  *       (or a wrapper). The key is hashed like PostgreSQL hashes the same value, so a
  *       {@code Long 42} and an {@code Integer 42} land on the same shard, and the bucket of a row
  *       can be computed in SQL;</li>
- *   <li>the value is set before {@code persist} and never changes afterwards: changing it would
+ *   <li>the value is set before {@code persist} (by the application, or from an association with
+ *       {@link CoLocated#via()}) and never changes afterwards: changing it would
  *       mean moving the row to another shard. A null key, or a key that belongs to another shard
  *       than the session's, is refused before any SQL is sent.</li>
  * </ul>

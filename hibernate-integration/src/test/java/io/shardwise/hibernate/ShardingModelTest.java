@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.badmodel.BadKeyPaths;
 import io.shardwise.hibernate.badmodel.BadModels;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
@@ -35,6 +36,26 @@ class ShardingModelTest {
     assertContains(m, "[ReferenceWithShardKey] KeyedReference");
     assertContains(m, "[CoLocatedTarget] CoLocatedWithReference is @CoLocated(with = BadModels$Currency.class)");
     assertEquals(8, m.lines().filter(l -> l.startsWith("  - [")).count(), m);
+  }
+
+  @Test
+  void aKeyPathThatDoesNotLeadToItsRootIsReportedAtItsHop(PostgresTopology pg) {
+    ShardingConfigurationException e = assertThrows(ShardingConfigurationException.class, () ->
+        Shardwise.configure().credentials("postgres", null)
+            .shard("s0", pg.shard(0).primary().jdbcUrl())
+            .entities(BadKeyPaths.Farm.class, BadKeyPaths.Barn.class, BadKeyPaths.Cow.class, BadKeyPaths.Hen.class,
+                BadKeyPaths.Goat.class, BadKeyPaths.Pig.class)
+            .buildSessionFactory().close());
+
+    String m = e.getMessage();
+    assertContains(m, "[KeyPath] Cow is @CoLocated(via = \"barn.roof\"), but hop 'roof' is not a persistent"
+        + " attribute of Barn");
+    assertContains(m, "[KeyPath] Hen is @CoLocated(via = \"name\"), but hop 'name' (Hen.name) is not a @ManyToOne"
+        + " or @OneToOne association");
+    assertContains(m, "[KeyPath] Goat is @CoLocated(via = \"barn\"), which ends at Barn, but with names Farm");
+    assertContains(m, "[KeyPath] Pig is @CoLocated(listedIn = \"barns\"), but Farm.barns is not a @OneToMany of Pig"
+        + " without mappedBy");
+    assertEquals(4, m.lines().filter(l -> l.startsWith("  - [")).count(), m);
   }
 
   @Test

@@ -25,6 +25,8 @@ import java.util.Set;
  * entity.‹class›.shardKeyIsId=true|false
  * entity.‹class›.keyType=long|int|short|String|UUID
  * entity.‹class›.coLocatedWith=‹class›   (only when @CoLocated)
+ * entity.‹class›.keyPath=‹hop›.‹hop›      (only when @CoLocated(via = ...))
+ * entity.‹class›.listedIn=‹collection›   (only when @CoLocated(listedIn = ...))
  * entity.‹class›.group=‹class at the root of the co-location group›
  * query.‹named query›.shardKeyParameter=‹parameter›
  * </pre>
@@ -93,6 +95,16 @@ public final class RoutingMetadata {
   /** The class name {@code @CoLocated} names, or null. */
   public String coLocatedWith(Class<?> type) {
     return entity(type, "coLocatedWith");
+  }
+
+  /** The association path {@code @CoLocated(via)} declares, or null. */
+  public String keyPath(Class<?> type) {
+    return entity(type, "keyPath");
+  }
+
+  /** The collection {@code @CoLocated(listedIn)} names, or null. */
+  public String listedIn(Class<?> type) {
+    return entity(type, "listedIn");
   }
 
   /** The parameter of a named query that carries its shard key, or null when none is known. */

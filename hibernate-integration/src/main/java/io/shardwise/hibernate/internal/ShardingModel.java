@@ -36,6 +36,7 @@ public final class ShardingModel {
   private final RoutingMetadata routing;
   private final List<TablePlacement> tables;
   private final List<String> tablesWithoutShardKey;
+  private final Map<String, KeyPath> keyPaths;
 
   /**
    * Where the rows of one entity live in the database: its table, and for a sharded entity the
@@ -56,12 +57,13 @@ public final class ShardingModel {
 
   /** What one entity class declares, from generated metadata or from its annotations. */
   private record Declared(boolean reference, List<String> keyNames, String keyAttribute, Class<?> keyJavaType,
-      String keyTypeName, String coLocatedWith, Origin origin) {
+      String keyTypeName, String coLocatedWith, String via, String listedIn, Origin origin) {
   }
 
   private ShardingModel(Map<String, ShardedEntity> byEntityName, Map<String, String> entityOfTable,
       Map<String, Origin> origins, RoutingMetadata routing, List<TablePlacement> tables,
-      List<String> tablesWithoutShardKey) {
+      List<String> tablesWithoutShardKey, Map<String, KeyPath> keyPaths) {
+    this.keyPaths = Map.copyOf(keyPaths);
     this.tables = List.copyOf(tables);
     this.tablesWithoutShardKey = List.copyOf(tablesWithoutShardKey);
     this.byEntityName = Map.copyOf(byEntityName);
@@ -86,6 +88,11 @@ public final class ShardingModel {
       }
     }
     return null;
+  }
+
+  /** How a co-located entity reaches the entity whose key it holds ({@code @CoLocated(via)}), or null. */
+  public KeyPath keyPath(String entityName) {
+    return keyPaths.get(entityName);
   }
 
   /** The simple name of the entity mapped to a table (lower-case, without schema), or null. */
@@ -146,6 +153,7 @@ public final class ShardingModel {
 
     Map<String, ShardedEntity> entities = new LinkedHashMap<>();
     Map<String, String> coLocatedWith = new HashMap<>();
+    Map<String, Declared> withPaths = new LinkedHashMap<>();
     for (PersistentClass pc : bindings.values()) {
       Class<?> type = pc.getMappedClass();
       if (type == null) {
@@ -194,6 +202,14 @@ public final class ShardingModel {
       }
       if (coLocated != null) {
         coLocatedWith.put(pc.getEntityName(), coLocated);
+        boolean via = declared.via() != null && !declared.via().isEmpty();
+        boolean listed = declared.listedIn() != null && !declared.listedIn().isEmpty();
+        if (via && listed) {
+          problems.add("[KeyPath] " + name + " is @CoLocated with both via and listedIn: keep the one that"
+              + " leads to " + simpleClass(coLocated));
+        } else if (via || listed) {
+          withPaths.put(pc.getEntityName(), declared);
+        }
       }
       entities.put(pc.getEntityName(), new ShardedEntity(pc.getEntityName(), type, false, attribute, isId, keyType,
           pc.getEntityName()));
@@ -238,6 +254,19 @@ public final class ShardingModel {
       entities.put(entity.entityName(), new ShardedEntity(entity.entityName(), entity.javaType(), false,
           entity.keyAttribute(), entity.keyIsIdentifier(), entity.keyType(), root));
     }
+
+    Map<String, KeyPath> keyPaths = new HashMap<>();
+    withPaths.forEach((entityName, declared) -> {
+      String with = entityNameOfClass.get(coLocatedWith.get(entityName));
+      PersistentClass start = bindings.get(entityName);
+      KeyPath path = with == null ? null
+          : declared.via() != null && !declared.via().isEmpty()
+              ? KeyPath.resolve(start, declared.via(), with, bindings, problems)
+              : KeyPath.listedIn(start, declared.listedIn(), bindings.get(with), problems);
+      if (path != null) {
+        keyPaths.put(entityName, path);
+      }
+    });
 
     // associations
     for (PersistentClass pc : bindings.values()) {
@@ -312,7 +341,7 @@ public final class ShardingModel {
             + " (collection " + collection.getRole() + ")");
       }
     });
-    return new ShardingModel(entities, tables, origins, routing, placements, withoutKey);
+    return new ShardingModel(entities, tables, origins, routing, placements, withoutKey, keyPaths);
   }
 
   /** The name as PostgreSQL stores it: unquoted identifiers fold to lower case. */
@@ -339,7 +368,8 @@ public final class ShardingModel {
     CoLocated coLocated = type.getAnnotation(CoLocated.class);
     return new Declared(type.isAnnotationPresent(ReferenceTable.class), keys, key == null ? null : attributeName(key),
         keyJavaType, keyJavaType == null ? null : keyJavaType.getName(),
-        coLocated == null ? null : coLocated.with().getName(), Origin.REFLECTION);
+        coLocated == null ? null : coLocated.with().getName(), coLocated == null ? null : coLocated.via(),
+        coLocated == null ? null : coLocated.listedIn(), Origin.REFLECTION);
   }
 
   private static Declared fromMetadata(Class<?> type, RoutingMetadata routing) {
@@ -347,7 +377,7 @@ public final class ShardingModel {
     String keyTypeName = routing.keyType(type);
     return new Declared(routing.reference(type), key == null ? List.of() : List.of(key), key,
         keyTypeName == null ? null : KEY_TYPES.get(keyTypeName), keyTypeName, routing.coLocatedWith(type),
-        Origin.METADATA);
+        routing.keyPath(type), routing.listedIn(type), Origin.METADATA);
   }
 
   /** The key type names the processor writes, as the Java types the runtime hashes. */

@@ -292,6 +292,13 @@ public final class ShardwiseComponents implements AutoCloseable {
     listeners.prependListeners(EventType.PRE_UPDATE, guard);
     listeners.prependListeners(EventType.PRE_DELETE, guard);
     listeners.prependListeners(EventType.LOAD, guard);
+    // in front of the guard: keys that follow an association are filled before it checks them
+    KeyPathFiller keyPaths = new KeyPathFiller(this::model);
+    listeners.prependListeners(EventType.PERSIST, keyPaths);
+    listeners.prependListeners(EventType.PERSIST_ONFLUSH, keyPaths);
+    listeners.prependListeners(EventType.MERGE, keyPaths);
+    listeners.prependListeners(EventType.PRE_INSERT, keyPaths);
+    listeners.prependListeners(EventType.PRE_UPDATE, keyPaths);
 
     globalIndexes.bind(sessionFactory);
     listeners.appendListeners(EventType.PRE_INSERT, globalIndexes);

@@ -1,0 +1,251 @@
+package io.shardwise.hibernate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.shardwise.hibernate.keypaths.Household;
+import io.shardwise.hibernate.keypaths.Owner;
+import io.shardwise.hibernate.keypaths.Pet;
+import io.shardwise.hibernate.keypaths.Resident;
+import io.shardwise.hibernate.keypaths.Visit;
+import io.shardwise.testkit.PostgresShard;
+import io.shardwise.testkit.PostgresTopology;
+import io.shardwise.testkit.junit.ShardedPostgres;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.hibernate.SessionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keys that follow associations: pets and visits declare {@code @CoLocated(via = ...)} and the
+ * application never sets their key. Where each row landed is read from each primary directly.
+ */
+@ShardedPostgres(shards = 2)
+class KeyPathsTest {
+  private static PostgresTopology pg;
+  private static SessionFactory sessionFactory;
+  private static ShardedSessions shards;
+  /** Two owner keys that route to s0, one that routes to s1. */
+  private static long onS0;
+  private static long alsoOnS0;
+  private static long onS1;
+
+  @BeforeAll
+  static void start(PostgresTopology topology) {
+    pg = topology;
+    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null)
+        .property("shardwise.snowflake.worker_id", "11").entities(Owner.class, Pet.class, Visit.class,
+            Household.class, Resident.class);
+    for (PostgresShard shard : pg.shards()) {
+      b.shard("s" + shard.index(), shard.primary().jdbcUrl());
+    }
+    sessionFactory = b.schema("create").buildSessionFactory();
+    shards = ShardedSessions.of(sessionFactory);
+    onS0 = keyOf("s0", 1);
+    alsoOnS0 = keyOf("s0", onS0 + 1);
+    onS1 = keyOf("s1", 1);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (sessionFactory != null) {
+      sessionFactory.close();
+    }
+  }
+
+  @BeforeEach
+  void empty() throws SQLException {
+    for (PostgresShard shard : pg.shards()) {
+      try (Connection c = shard.primary().dataSource().getConnection(); Statement s = c.createStatement()) {
+        s.execute("DELETE FROM kp_visit; DELETE FROM kp_pet; DELETE FROM kp_owner; DELETE FROM kp_resident;"
+            + " DELETE FROM kp_household");
+      }
+    }
+  }
+
+  @Test
+  void petsAndVisitsLandOnTheirOwnersShardWithoutTheApplicationSettingAKey() throws SQLException {
+    for (long ownerId : List.of(onS0, onS1)) {
+      Pet stored = shards.forKey(ownerId).fromTransaction(session -> {
+        Owner owner = new Owner(ownerId, "owner " + ownerId);
+        session.persist(owner);
+        Pet pet = new Pet(owner, "rex");
+        pet.addVisit("check-up");
+        pet.addVisit("vaccine");
+        session.persist(pet); // cascades to both visits
+        session.persist(new Visit(pet, "claws"));
+        return pet;
+      });
+      assertEquals(ownerId, stored.getOwnerId(), "the key was filled on the entity, too");
+    }
+    assertEquals(List.of(onS0), column("s0", "SELECT owner_id FROM kp_pet"));
+    assertEquals(List.of(onS1), column("s1", "SELECT owner_id FROM kp_pet"));
+    assertEquals(List.of(onS0, onS0, onS0), column("s0", "SELECT owner_id FROM kp_visit ORDER BY owner_id"));
+    assertEquals(List.of(onS1, onS1, onS1), column("s1", "SELECT owner_id FROM kp_visit ORDER BY owner_id"));
+  }
+
+  @Test
+  void aVisitOfAPetLoadedLaterTakesTheKeyThroughLazyAssociations() throws SQLException {
+    Long petId = storeOwnerAndPet(onS1);
+    shards.forKey(onS1).inTransaction(session -> session.persist(new Visit(session.getReference(Pet.class, petId),
+        "follow-up")));
+    assertEquals(List.of(onS1), column("s1", "SELECT owner_id FROM kp_visit WHERE pet_id = " + petId));
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM kp_visit"));
+  }
+
+  @Test
+  void mergeFillsANewVisitsKeyAndLeavesADetachedVisitWithAnUnloadedPetAlone() throws SQLException {
+    Long petId = storeOwnerAndPet(onS0);
+    Visit merged = shards.forKey(onS0).fromTransaction(session ->
+        session.merge(new Visit(session.getReference(Pet.class, petId), "merged")));
+    assertEquals(onS0, merged.getOwnerId());
+
+    Visit detached = shards.forKey(onS0).fromTransaction(session -> session.find(Visit.class, merged.getId()));
+    detached.setReason("changed while detached");
+    shards.forKey(onS0).inTransaction(session -> session.merge(detached));
+    assertEquals(List.of(onS0), column("s0", "SELECT owner_id FROM kp_visit WHERE reason = 'changed while detached'"));
+  }
+
+  @Test
+  void aKeyThatDisagreesWithTheParentsIsRefusedBeforeAnySql() throws SQLException {
+    Long petId = storeOwnerAndPet(onS0);
+    storeOwnerAndPet(alsoOnS0);
+    ShardKeyPathException e = assertThrows(ShardKeyPathException.class,
+        () -> shards.forKey(onS0).inTransaction(session -> {
+          Visit visit = new Visit(session.find(Pet.class, petId), "wrong key");
+          visit.setOwnerId(alsoOnS0);
+          session.persist(visit);
+        }));
+    assertTrue(e.getMessage().startsWith("[ShardKeyPathMismatch] Cannot persist Visit: Visit.ownerId is " + alsoOnS0
+        + " but Visit.pet.owner has the shard key " + onS0), e.getMessage());
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM kp_visit"));
+  }
+
+  @Test
+  void aFilledKeyChangedBeforeFlushIsRefusedAndNothingIsWritten() throws SQLException {
+    Long petId = storeOwnerAndPet(onS0);
+    storeOwnerAndPet(alsoOnS0);
+    ShardKeyException e = assertThrows(ShardKeyException.class,
+        () -> shards.forKey(onS0).inTransaction(session -> {
+          Visit visit = new Visit(session.find(Pet.class, petId), "changed before flush");
+          session.persist(visit);
+          visit.setOwnerId(alsoOnS0); // routes to the same shard, so only the key's history can tell it is wrong
+          session.flush();
+        }));
+    // the INSERT carries the key filled at persist; the change after it is an UPDATE of the key
+    assertTrue(e.getMessage().startsWith("[ShardKeyChanged] Visit.ownerId changed from " + onS0 + " to " + alsoOnS0),
+        e.getMessage());
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM kp_visit"));
+  }
+
+  @Test
+  void movingAVisitToAPetOfAnotherOwnerIsRefusedAtFlush() throws SQLException {
+    Long petId = storeOwnerAndPet(onS0);
+    Long otherPetId = storeOwnerAndPet(alsoOnS0);
+    Long visitId = shards.forKey(onS0).fromTransaction(session -> {
+      Visit visit = new Visit(session.find(Pet.class, petId), "first");
+      session.persist(visit);
+      return visit.getId();
+    });
+    ShardKeyPathException e = assertThrows(ShardKeyPathException.class,
+        () -> shards.forKey(onS0).inTransaction(session -> {
+          session.find(Visit.class, visitId).setPet(session.find(Pet.class, otherPetId));
+          session.flush();
+        }));
+    assertTrue(e.getMessage().startsWith("[ShardKeyPathMismatch] Cannot update Visit: Visit.ownerId is " + onS0
+        + " but Visit.pet.owner has the shard key " + alsoOnS0), e.getMessage());
+    assertEquals(List.of(petId), column("s0", "SELECT pet_id FROM kp_visit WHERE id = " + visitId));
+  }
+
+  @Test
+  void aNullParentIsRefusedNamingTheHop() throws SQLException {
+    ShardKeyPathException noPet = assertThrows(ShardKeyPathException.class,
+        () -> shards.forKey(onS0).inTransaction(session -> session.persist(new Visit(null, "stray"))));
+    assertTrue(noPet.getMessage().startsWith("[ShardKeyPathNull] Cannot store Visit: its shard key Visit.ownerId is"
+        + " null and is taken from @CoLocated(via = \"pet.owner\"), but Visit.pet is null."), noPet.getMessage());
+
+    ShardKeyPathException noOwner = assertThrows(ShardKeyPathException.class,
+        () -> shards.forKey(onS0).inTransaction(session -> session.persist(new Visit(new Pet(null, "p"), "stray"))));
+    assertTrue(noOwner.getMessage().contains("but Visit.pet.owner is null"), noOwner.getMessage());
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM kp_visit"));
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM kp_pet"));
+  }
+
+  @Test
+  void aFilledKeyOfAnotherShardMeetsTheWrongShardRefusal() throws SQLException {
+    ShardKeyException e = assertThrows(ShardKeyException.class,
+        () -> shards.forShard("s0").inTransaction(session -> session.persist(new Pet(new Owner(onS1, "far"), "p"))));
+    assertTrue(e.getMessage().startsWith("[ShardKeyMismatch] Cannot persist Pet with ownerId = " + onS1
+        + " in a session on shard 's0'"), e.getMessage());
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM kp_pet"));
+    assertEquals(List.of(), column("s1", "SELECT owner_id FROM kp_pet"));
+  }
+
+  @Test
+  void residentsTakeTheKeyOfTheHouseholdWhoseUnidirectionalListHoldsThem() throws SQLException {
+    shards.forKey(onS1).inTransaction(session -> {
+      Household household = new Household(onS1);
+      household.add(new Resident("ann"));
+      household.add(new Resident("bob"));
+      session.persist(household); // cascades to both residents
+    });
+    shards.forKey(onS1).inTransaction(session ->
+        session.find(Household.class, onS1).add(new Resident("cid"))); // persisted by cascade at flush
+    assertEquals(List.of(onS1, onS1, onS1), column("s1", "SELECT household_id FROM kp_resident"));
+    assertEquals(List.of(), column("s0", "SELECT household_id FROM kp_resident"));
+    int listed = shards.forKey(onS1).fromTransaction(session -> session.find(Household.class, onS1).residents().size());
+    assertEquals(3, listed, "the list reads its rows through the key column");
+
+    ShardKeyPathException alone = assertThrows(ShardKeyPathException.class,
+        () -> shards.forKey(onS1).inTransaction(session -> session.persist(new Resident("dee"))));
+    assertTrue(alone.getMessage().startsWith("[ShardKeyPathNull] Cannot store Resident: its shard key"
+        + " Resident.householdId is null and is taken from the Household.residents that holds it"), alone.getMessage());
+    assertEquals(3, column("s1", "SELECT household_id FROM kp_resident").size());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private static Long storeOwnerAndPet(long ownerId) {
+    return shards.forKey(ownerId).fromTransaction(session -> {
+      Owner owner = new Owner(ownerId, "owner " + ownerId);
+      session.persist(owner);
+      Pet pet = new Pet(owner, "pet of " + ownerId);
+      session.persist(pet);
+      return pet.getId();
+    });
+  }
+
+  /**
+   * The first column of a query on one shard's primary, each row checked to come from that server
+   * (its port, and not in recovery).
+   */
+  private static List<Long> column(String shardId, String sql) throws SQLException {
+    PostgresShard shard = pg.shards().get(Integer.parseInt(shardId.substring(1)));
+    List<Long> values = new ArrayList<>();
+    try (Connection c = shard.primary().dataSource().getConnection(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT inet_server_port(), pg_is_in_recovery(), q.* FROM (" + sql + ") q")) {
+      while (rs.next()) {
+        assertEquals(shard.primary().port(), rs.getInt(1), "answered by " + shardId + "'s primary");
+        assertTrue(!rs.getBoolean(2), "a primary answered");
+        values.add(rs.getLong(3));
+      }
+    }
+    return values;
+  }
+
+  private static long keyOf(String shard, long from) {
+    long key = from;
+    while (!shards.shardFor(key).equals(shard)) {
+      key++;
+    }
+    return key;
+  }
+}
