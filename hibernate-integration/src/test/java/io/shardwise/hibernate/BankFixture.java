@@ -52,6 +52,23 @@ final class BankFixture {
     return b;
   }
 
+  /** {@code b} with the first replica of every shard of the topology. */
+  static Shardwise.Builder withReplicas(Shardwise.Builder b, PostgresTopology pg) {
+    for (PostgresShard shard : pg.shards()) {
+      b.replica(ShopFixture.shardId(shard.index()), shard.replica(0).jdbcUrl());
+    }
+    return b;
+  }
+
+  /** Waits until every replica has replayed its primary's WAL and the replica monitor serves reads from all of them. */
+  static void awaitReplicasServing(PostgresTopology pg, ShardedSessions shards) {
+    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+      shards.checkReplicasNow();
+      return shards.replicaStatus().stream().allMatch(io.shardwise.hibernate.readwrite.ReplicaStatus::healthy);
+    });
+  }
+
   /** A fresh schema with {@code accounts} accounts of {@link #INITIAL} each. */
   static SessionFactory openWithAccounts(PostgresTopology pg, int accounts) {
     SessionFactory sf = builder(pg).schema("create").buildSessionFactory();

@@ -1,6 +1,5 @@
 package io.shardwise.hibernate;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -13,13 +12,10 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardwise.hibernate.bank.Account;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
-import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.rw.Profile;
 import io.shardwise.hibernate.rw.TimedProfile;
-import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
@@ -47,16 +43,9 @@ class MetricsTest {
     Shardwise.Builder b = BankFixture.builder(pg).entities(Profile.class, TimedProfile.class)
         .property(ShardwiseSettings.RYW_SECRET, "0123456789abcdef0123456789abcdef-test-only")
         .meterRegistry(registry);
-    for (PostgresShard shard : pg.shards()) {
-      b.replica(ShopFixture.shardId(shard.index()), shard.replica(0).jdbcUrl());
-    }
-    sessionFactory = b.schema("create").buildSessionFactory();
+    sessionFactory = BankFixture.withReplicas(b, pg).schema("create").buildSessionFactory();
     shards = ShardedSessions.of(sessionFactory);
-    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      shards.checkReplicasNow();
-      return shards.replicaStatus().stream().allMatch(ReplicaStatus::healthy);
-    });
+    BankFixture.awaitReplicasServing(pg, shards);
   }
 
   @AfterAll
