@@ -95,8 +95,8 @@ class HotspotsTest {
     assertEquals(hot, busiest.hottestKeys().get(0).key());
   }
 
-  @Test
-  void aLowCardinalityKeyIsFlaggedFromTheStatisticsOfEveryShard() throws Exception {
+  /** 2,000 orders for each of three merchants on every shard, then ANALYZE: a low-cardinality key. */
+  private static void threeMerchantsPerShard() throws Exception {
     for (PostgresShard shard : topology.shards()) {
       String shardId = ShopFixture.shardId(shard.index());
       long[] merchants = new long[3];
@@ -115,6 +115,11 @@ class HotspotsTest {
         s.execute("ANALYZE purchase_order");
       }
     }
+  }
+
+  @Test
+  void aLowCardinalityKeyIsFlaggedFromTheStatisticsOfEveryShard() throws Exception {
+    threeMerchantsPerShard();
     List<ShardKeyWarning> warnings = shards.hotspots().checkShardKeys();
     List<ShardKeyWarning> orders = warnings.stream().filter(w -> w.table().equals("purchase_order")).toList();
     assertEquals(2, orders.size(), "one warning per shard: " + warnings);
@@ -126,6 +131,35 @@ class HotspotsTest {
     }
     assertTrue(warnings.stream().noneMatch(w -> w.table().equals("merchant")),
         "merchant has no statistics or few rows: " + warnings);
+  }
+
+  @Test
+  void theStartUpCheckLogsTheWarningWhenAskedTo() throws Exception {
+    threeMerchantsPerShard();
+    java.util.List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Handler handler = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord record) {
+        logged.add(record.getMessage());
+      }
+
+      @Override
+      public void flush() {
+      }
+
+      @Override
+      public void close() {
+      }
+    };
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger("io.shardwise");
+    logger.addHandler(handler);
+    try (SessionFactory checked = ShopFixture.builder(topology)
+        .property(ShardwiseSettings.HOTSPOTS_KEY_CHECK, "startup").buildSessionFactory()) {
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> logged.stream()
+          .filter(m -> m.startsWith("purchase_order.merchant_id has about 3 distinct values")).count() == 2);
+    } finally {
+      logger.removeHandler(handler);
+    }
   }
 
   @Test
