@@ -5,6 +5,10 @@ import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.metrics.ShardwiseObservations;
+import io.shardwise.hibernate.operations.Hotspots;
+import io.shardwise.hibernate.operations.OperationsPage;
+import io.shardwise.hibernate.operations.internal.OperationsServer;
+import io.shardwise.hibernate.operations.internal.Traffic;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardingModel;
@@ -51,6 +55,7 @@ public final class ShardedSessions {
   private final ShardwiseMetrics metrics;
   /** Null when tracing is off. */
   private final ShardwiseObservations observations;
+  private final Traffic traffic;
 
   private ShardedSessions(SessionFactory sessionFactory, ShardwiseComponents components) {
     this.sessionFactory = sessionFactory;
@@ -58,6 +63,7 @@ public final class ShardedSessions {
     this.router = components.router();
     this.metrics = components.metrics();
     this.observations = components.observations();
+    this.traffic = components.hotspots().traffic();
   }
 
   ShardwiseComponents components() {
@@ -96,15 +102,19 @@ public final class ShardedSessions {
    * the shard serving the key's reads (the same, unless an online move has switched them).
    */
   public ShardRoute forKey(Object key) {
-    return new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key), router.readShardFor(key),
-        false, null, metrics, observations, SessionKind.KEY);
+    ShardRoute route = new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key),
+        router.readShardFor(key), false, null, metrics, observations, SessionKind.KEY);
+    traffic.record(key);
+    return route;
   }
 
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
   public ShardRoute forKey(long key) {
     String owner = router.shardFor(key);
-    return new ShardRoute(sessionFactory, components.pins(), router, owner, router.readShardFor(key, owner), false,
-        null, metrics, observations, SessionKind.KEY);
+    ShardRoute route = new ShardRoute(sessionFactory, components.pins(), router, owner, router.readShardFor(key, owner),
+        false, null, metrics, observations, SessionKind.KEY);
+    traffic.record(key);
+    return route;
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */
@@ -252,6 +262,37 @@ public final class ShardedSessions {
 
   public ShardMap shardMap() {
     return router.map();
+  }
+
+  /**
+   * Where the routed sessions go, per shard, bucket and key, and which shard key columns look like
+   * sharding anti-patterns (docs/operations.md, "Hotspots").
+   */
+  public Hotspots hotspots() {
+    return components.hotspots();
+  }
+
+  /**
+   * Starts the read-only operations page on {@code 127.0.0.1:port} (0 picks a free port): the shard
+   * map as a bucket grid, nodes with role and lag, in-doubt transactions, sagas and moves in flight,
+   * hot keys. It refreshes itself from {@code /api/state}. Close it to stop serving.
+   *
+   * @throws io.shardwise.hibernate.operations.OperationsPageException when the port is taken
+   */
+  public OperationsPage operationsPage(int port) {
+    return operationsPage(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port));
+  }
+
+  /**
+   * The operations page on any address, e.g. to reach it from other hosts. It shows server
+   * addresses and transaction ids but no credentials; put it behind your own access control before
+   * binding it beyond the loopback interface.
+   */
+  public OperationsPage operationsPage(java.net.InetSocketAddress address) {
+    return OperationsServer.start(address, new OperationsServer.Sources(components.config().unitName(), router::map,
+        components.hotspots(), this::nodeStatus, this::replicaStatus, components.pools()::primary,
+        components.controlDatabase() == null ? null
+            : () -> components.controlDatabase().openConnection("shardwise-operations-page")));
   }
 
   /** Read-your-writes scopes and consistency tokens. */

@@ -284,4 +284,22 @@ public final class ShardwiseSettings {
    * is refused at start-up (too small for Snowflake ids).
    */
   public static final String IDS_DEFAULT = "shardwise.ids.default";
+
+  /**
+   * Hotspot counting: {@code true} (default) counts every session routed by key per bucket and
+   * samples its key into a summary of the most frequent keys (docs/operations.md, "Hotspots");
+   * {@code false} counts nothing.
+   */
+  public static final String HOTSPOTS_ENABLED = "shardwise.hotspots.enabled";
+
+  /** One routed key in this many feeds the hot-key summary (a power of two, default 64). */
+  public static final String HOTSPOTS_SAMPLE = "shardwise.hotspots.sample";
+
+  /**
+   * {@code off} (default) or {@code startup}: at start-up, on a thread of its own, read PostgreSQL's
+   * statistics of every shard key column and log a warning for keys that look low-cardinality (or
+   * monotonic under range sharding). {@code ShardedSessions.hotspots().checkShardKeys()} runs the
+   * same check at any time.
+   */
+  public static final String HOTSPOTS_KEY_CHECK = "shardwise.hotspots.key_check";
 }

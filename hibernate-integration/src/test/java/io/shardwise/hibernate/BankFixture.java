@@ -59,17 +59,26 @@ final class BankFixture {
    * and is healthy (reads of read-only sessions then go to the replicas).
    */
   static SessionFactory withHealthyReplicas(PostgresTopology pg, Shardwise.Builder b) {
+    SessionFactory sessionFactory = withReplicas(b, pg).schema("create").buildSessionFactory();
+    awaitReplicasServing(pg, ShardedSessions.of(sessionFactory));
+    return sessionFactory;
+  }
+
+  /** {@code b} with the first replica of every shard of the topology. */
+  static Shardwise.Builder withReplicas(Shardwise.Builder b, PostgresTopology pg) {
     for (PostgresShard shard : pg.shards()) {
       b.replica(ShopFixture.shardId(shard.index()), shard.replica(0).jdbcUrl());
     }
-    SessionFactory sessionFactory = b.schema("create").buildSessionFactory();
-    ShardedSessions shards = ShardedSessions.of(sessionFactory);
+    return b;
+  }
+
+  /** Waits until every replica has replayed its primary's WAL and the replica monitor serves reads from all of them. */
+  static void awaitReplicasServing(PostgresTopology pg, ShardedSessions shards) {
     pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
     await().atMost(Duration.ofSeconds(30)).until(() -> {
       shards.checkReplicasNow();
       return shards.replicaStatus().stream().allMatch(ReplicaStatus::healthy);
     });
-    return sessionFactory;
   }
 
   /** A fresh schema with {@code accounts} accounts of {@link #INITIAL} each. */

@@ -134,6 +134,25 @@ class ShardwiseConfigTest {
   }
 
   @Test
+  void hotspotSettingsHaveDefaultsAndRefuseWhatCannotWork() {
+    ShardwiseConfig.Hotspots defaults = ShardwiseConfig.from(valid()).hotspots();
+    assertEquals(new ShardwiseConfig.Hotspots(true, 64, false), defaults);
+    Map<String, Object> p = valid();
+    p.put(ShardwiseSettings.HOTSPOTS_ENABLED, "false");
+    p.put(ShardwiseSettings.HOTSPOTS_SAMPLE, "16");
+    p.put(ShardwiseSettings.HOTSPOTS_KEY_CHECK, "Startup");
+    assertEquals(new ShardwiseConfig.Hotspots(false, 16, true), ShardwiseConfig.from(p).hotspots());
+    p.put(ShardwiseSettings.HOTSPOTS_SAMPLE, "48");
+    p.put(ShardwiseSettings.HOTSPOTS_KEY_CHECK, "always");
+    p.put("shardwise.hotspot.sample", "8");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("shardwise.hotspots.sample = 48 is not a power of two; use 32 or 64"), m);
+    assertTrue(m.contains("shardwise.hotspots.key_check = 'always' is not off or startup"), m);
+    assertTrue(m.contains("shardwise.hotspot.sample is not a Shardwise setting; did you mean shardwise.hotspots.sample?"),
+        m);
+  }
+
+  @Test
   void theDefaultIdStrategyIsNoneOrSnowflakeAndATypoIsNamed() {
     Map<String, Object> p = valid();
     p.put("shardwise.ids.default", "Snowflake");

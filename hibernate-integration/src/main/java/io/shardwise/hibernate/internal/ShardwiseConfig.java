@@ -165,12 +165,22 @@ public final class ShardwiseConfig {
   private final Object observationRegistry;
   private final boolean snowflakeIdsByDefault;
   private final MigrationSettings migrations;
+  private final Hotspots hotspots;
+
+  /**
+   * Hotspot counting ({@code shardwise.hotspots.*}).
+   *
+   * @param sampleEvery one routed key in this many feeds the key summary (a power of two)
+   * @param keyCheckAtStartup whether the shard key statistics check runs when the factory starts
+   */
+  public record Hotspots(boolean enabled, int sampleEvery, boolean keyCheckAtStartup) {}
 
   private ShardwiseConfig(Parser p) {
     this.migrations = p.migrations;
     this.snowflakeIdsByDefault = p.snowflakeIdsByDefault;
     this.meterRegistry = p.meterRegistry;
     this.observationRegistry = p.observationRegistry;
+    this.hotspots = p.hotspots;
     this.primaryTimeouts = p.primaryTimeouts;
     this.breakerFailureThreshold = p.breakerFailureThreshold;
     this.bulkheadMaxConcurrent = p.bulkheadMaxConcurrent;
@@ -257,6 +267,11 @@ public final class ShardwiseConfig {
   /** Online resharding settings. */
   public Resharding resharding() {
     return resharding;
+  }
+
+  /** Hotspot counting and the shard key check ({@code shardwise.hotspots.*}). */
+  public Hotspots hotspots() {
+    return hotspots;
   }
 
   /** The Micrometer {@code MeterRegistry} of {@link ShardwiseSettings#METER_REGISTRY}, or null for no metrics. */
@@ -442,6 +457,7 @@ public final class ShardwiseConfig {
     Object observationRegistry;
     boolean snowflakeIdsByDefault;
     MigrationSettings migrations;
+    Hotspots hotspots;
 
     Parser(Map<String, Object> settings) {
       this.settings = settings;
@@ -552,6 +568,7 @@ public final class ShardwiseConfig {
       }
       meterRegistry = meterRegistry();
       observationRegistry = observationRegistry();
+      hotspots();
       staticMap = staticMap(buckets);
       if (staticMap == null && controlUrl == null && problems.isEmpty()) {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
@@ -755,6 +772,20 @@ public final class ShardwiseConfig {
 
     /** A key under shardwise. that no component reads is a typo until proven otherwise. */
     /** The registry object itself (the settings map carries it as it was given), checked to be Micrometer's. */
+    private void hotspots() {
+      int sample = intSetting(ShardwiseSettings.HOTSPOTS_SAMPLE, 64, 1, 1 << 16);
+      if (Integer.bitCount(sample) != 1) {
+        problems.add(ShardwiseSettings.HOTSPOTS_SAMPLE + " = " + sample + " is not a power of two; use "
+            + Integer.highestOneBit(sample) + " or " + (Integer.highestOneBit(sample) << 1));
+      }
+      String check = p.getOrDefault(ShardwiseSettings.HOTSPOTS_KEY_CHECK, "off").toLowerCase(Locale.ROOT);
+      if (!check.equals("off") && !check.equals("startup")) {
+        problems.add(ShardwiseSettings.HOTSPOTS_KEY_CHECK + " = '" + check + "' is not off or startup");
+      }
+      hotspots = new Hotspots(booleanSetting(ShardwiseSettings.HOTSPOTS_ENABLED, true), sample,
+          check.equals("startup"));
+    }
+
     private Object meterRegistry() {
       return registry(ShardwiseSettings.METER_REGISTRY, io.shardwise.hibernate.metrics.internal.Metrics::isMeterRegistry,
           io.shardwise.hibernate.metrics.internal.Metrics.METER_REGISTRY_TYPE, "meterRegistry");
@@ -867,7 +898,8 @@ public final class ShardwiseConfig {
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
         ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
         ShardwiseSettings.BULKHEAD_MAX_CONCURRENT,
-        ShardwiseSettings.BREAKER_OPEN_MS, ShardwiseSettings.IDS_DEFAULT));
+        ShardwiseSettings.BREAKER_OPEN_MS, ShardwiseSettings.IDS_DEFAULT, ShardwiseSettings.HOTSPOTS_ENABLED,
+        ShardwiseSettings.HOTSPOTS_SAMPLE, ShardwiseSettings.HOTSPOTS_KEY_CHECK));
     for (String name : TIMEOUT_NAMES) {
       keys.add(ShardwiseSettings.PRIMARY_PREFIX + name);
       keys.add(ShardwiseSettings.REPLICA_PREFIX + name);

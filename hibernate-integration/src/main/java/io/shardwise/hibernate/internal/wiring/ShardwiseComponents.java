@@ -15,6 +15,7 @@ import io.shardwise.hibernate.metrics.internal.Observations;
 import io.shardwise.hibernate.migrations.Migrations;
 import io.shardwise.hibernate.migrations.internal.SchemaGate;
 import io.shardwise.hibernate.migrations.internal.ShardMigrations;
+import io.shardwise.hibernate.operations.internal.CountedHotspots;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.readwrite.InMemoryPinStore;
 import io.shardwise.hibernate.readwrite.PinStore;
@@ -86,6 +87,7 @@ public final class ShardwiseComponents implements AutoCloseable {
   private final ShardwiseMetrics metrics;
   private final ShardwiseObservations observations;
   private final SchemaGate schemaGate;
+  private final CountedHotspots hotspots;
 
   private ShardwiseComponents(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.metrics = Metrics.of(config.meterRegistry());
@@ -106,6 +108,35 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.keyValues = new ShardKeyValues(router);
     this.newRoots = new NewRootPlacement(router, config.unitName());
     this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable, metrics);
+    this.hotspots = CountedHotspots.start(whyNoHotspots(config), router.map().bucketCount(),
+        config.hotspots().sampleEvery(), router::map, this::shardKeyColumns, pools::primary,
+        config.strategy().kind() == ShardingStrategies.Kind.RANGE);
+  }
+
+  /** Null when routed sessions are counted per bucket, else why not (the hotspot report's refusal). */
+  private static String whyNoHotspots(ShardwiseConfig config) {
+    if (!config.hotspots().enabled()) {
+      return "Hotspot counting is off in persistence unit '" + config.unitName() + "' ("
+          + io.shardwise.hibernate.ShardwiseSettings.HOTSPOTS_ENABLED + " = false): set it to true to count routed"
+          + " sessions per bucket and key";
+    }
+    if (config.strategy().kind() != ShardingStrategies.Kind.BUCKET) {
+      return "Persistence unit '" + config.unitName() + "' routes with the " + config.strategy().kind()
+          + " strategy, which places keys without buckets, so the hotspot report (per bucket) is not kept. Compare"
+          + " shards with the shardwise.sessions meter instead, or use the bucket strategy";
+    }
+    return null;
+  }
+
+  /** {@code [table, key column]} of every sharded (not reference) table of the model. */
+  private java.util.List<String[]> shardKeyColumns() {
+    return model().tables().stream().filter(t -> !t.reference() && t.keyColumn() != null)
+        .map(t -> new String[] {t.table(), t.keyColumn()}).toList();
+  }
+
+  /** Hotspot counters, the key summary and the shard key check. */
+  public CountedHotspots hotspots() {
+    return hotspots;
   }
 
   public static ShardwiseComponents start(ShardwiseConfig config) {
@@ -260,6 +291,11 @@ public final class ShardwiseComponents implements AutoCloseable {
 
   public void installModel(ShardingModel model) {
     this.model = model;
+    if (config.hotspots().keyCheckAtStartup()) {
+      Thread check = new Thread(hotspots::logShardKeyWarnings, "shardwise-key-check-" + config.unitName());
+      check.setDaemon(true);
+      check.start();
+    }
   }
 
   public ShardingModel model() {

@@ -87,6 +87,8 @@ public class ShardwiseProperties {
 
   private final Ids ids = new Ids();
 
+  private final Hotspots hotspots = new Hotspots();
+
   private final Web web = new Web();
 
   private final Sql sql = new Sql();
@@ -97,6 +99,10 @@ public class ShardwiseProperties {
 
   public Ids getIds() {
     return ids;
+  }
+
+  public Hotspots getHotspots() {
+    return hotspots;
   }
 
   /** Scripts run on every shard at startup. */
@@ -177,6 +183,9 @@ public class ShardwiseProperties {
     put(p, "shardwise.scatter.threads", scatter.threads);
     put(p, "shardwise.snowflake.worker_id", snowflake.workerId);
     put(p, ShardwiseSettings.IDS_DEFAULT, ids.defaultStrategy);
+    put(p, ShardwiseSettings.HOTSPOTS_ENABLED, hotspots.enabled);
+    put(p, ShardwiseSettings.HOTSPOTS_SAMPLE, hotspots.sample);
+    put(p, ShardwiseSettings.HOTSPOTS_KEY_CHECK, hotspots.keyCheck);
     put(p, "shardwise.snowflake.clock", snowflake.clock);
     put(p, "shardwise.snowflake.lease_url", snowflake.leaseUrl);
     put(p, "shardwise.snowflake.lease_user", snowflake.leaseUser);
@@ -532,6 +541,42 @@ public class ShardwiseProperties {
 
     public void setThreads(Integer threads) {
       this.threads = threads;
+    }
+  }
+
+  /** Hotspot counting and the shard key check (docs/operations.md, Hotspots). */
+  public static class Hotspots {
+    /** Count sessions routed by key per bucket and sample their keys (runtime default true). */
+    private Boolean enabled;
+
+    /** One routed key in this many feeds the hot-key summary; a power of two (runtime default 64). */
+    private Integer sample;
+
+    /** off (runtime default) or startup: log warnings for shard keys whose statistics look low-cardinality at startup. */
+    private String keyCheck;
+
+    public Boolean getEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(Boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Integer getSample() {
+      return sample;
+    }
+
+    public void setSample(Integer sample) {
+      this.sample = sample;
+    }
+
+    public String getKeyCheck() {
+      return keyCheck;
+    }
+
+    public void setKeyCheck(String keyCheck) {
+      this.keyCheck = keyCheck;
     }
   }
 

@@ -1,0 +1,39 @@
+package io.shardwise.hibernate.operations.internal;
+
+import io.shardwise.hibernate.routing.PgHash;
+import io.shardwise.hibernate.routing.ShardKeyType;
+
+/**
+ * Where routed sessions are counted: one call from {@code ShardedSessions.forKey}. The recorder is
+ * picked once when the session factory starts ({@link #none()} when hotspot counting is off, or
+ * when the strategy has no buckets), so the routing path never tests a flag.
+ */
+public abstract class Traffic {
+  private static final Traffic NONE = new Traffic() {
+    @Override
+    public void record(long key) {
+    }
+
+    @Override
+    public void record(Object key) {
+    }
+  };
+
+  /** Counts one routed session of an integral key; no boxing, no allocation, no lock. */
+  public abstract void record(long key);
+
+  /** Counts one routed session of any key type. */
+  public abstract void record(Object key);
+
+  /** A recorder that counts nothing. */
+  public static Traffic none() {
+    return NONE;
+  }
+
+  /** The routing hash of a key of any supported type (integral keys hash by value). */
+  static long hashOf(Object key) {
+    return key instanceof Long || key instanceof Integer || key instanceof Short
+        ? PgHash.hashLong(((Number) key).longValue())
+        : ShardKeyType.of(key).hash(key);
+  }
+}
