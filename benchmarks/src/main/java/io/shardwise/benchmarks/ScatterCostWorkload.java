@@ -55,6 +55,12 @@ import org.hibernate.SessionFactory;
  *   <li>{@code shards.scatter()}: planning, fan-out, merge and materialisation, all of Shardwise.</li>
  * </ul>
  *
+ * <p>Beside them, three query shapes each run three ways: the top-N, a {@code count(*)} and
+ * {@code select status, count(*), sum(balance_cents) ... group by status}, through the hand parallel
+ * fan-out, {@code shards.scatter()} and ShardingSphere-JDBC. ShardingSphere is reached by reflection
+ * only ({@value #SHARDING_SPHERE_FACTORY}, from YAML written here for the topology's shard URLs); its
+ * variants are left out when it is not on the class path.
+ *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.ScatterCostWorkload
@@ -63,7 +69,8 @@ import org.hibernate.SessionFactory;
  * Options as {@code key=value}: {@code shards=2,8} (one topology after the other),
  * {@code rowsPerShard=500}, {@code rounds=7}, {@code ops=300} (per variant and round),
  * {@code warmup=300} (per variant, before the rounds), {@code docs=docs/benchmarks.md} ({@code none}
- * to leave it alone).
+ * to leave it alone), {@code variants=all} ({@code cost}, {@code peer} or variant names such as
+ * {@code scatter,ss_top}).
  */
 public final class ScatterCostWorkload {
   static final String SECTION = "## Scatter-gather: client cost per shard";
@@ -672,8 +679,13 @@ public final class ScatterCostWorkload {
       newest rows of all shards as entities through `shards.scatter()`, beside a point lookup, a
       fan-out written by hand with JDBC (parallel and sequential), and sequential variants that add
       a read-only transaction, a `SET LOCAL statement_timeout` round trip and a Hibernate session per
-      shard one at a time, so that their differences break the cost down. All variants alternate in
-      every round of one run; read the ratios, not the absolute numbers. Run from the repository root:
+      shard one at a time, so that their differences break the cost down. It also compares three
+      query shapes (the top-N, a `count(*)` and a `group by status` with `count(*)` and
+      `sum(balance_cents)`) across the hand fan-out, `shards.scatter()` and ShardingSphere-JDBC
+      (when on the class path; built by reflection from YAML the workload writes for the topology's
+      shards). All variants alternate in every round of one run; read the ratios, not the absolute
+      numbers. Run from the repository root (`variants=peer` runs only the comparison, `variants=cost`
+      only the breakdown):
 
       ```
       mvn -B -q -pl benchmarks -am package -DskipTests && java -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.ScatterCostWorkload
