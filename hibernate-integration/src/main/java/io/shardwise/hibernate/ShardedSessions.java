@@ -110,11 +110,9 @@ public final class ShardedSessions {
 
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
   public ShardRoute forKey(long key) {
-    String owner = router.shardFor(key);
-    ShardRoute route = new ShardRoute(sessionFactory, components.pins(), router, owner, router.readShardFor(key, owner),
+    String owner = router.shardFor(key, traffic);
+    return new ShardRoute(sessionFactory, components.pins(), router, owner, router.readShardFor(key, owner),
         false, null, metrics, observations, SessionKind.KEY);
-    traffic.record(key);
-    return route;
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */

@@ -74,6 +74,11 @@ public final class BucketStrategy implements ShardingStrategy {
     return bucketOf(ShardKeyType.of(key).hash(key));
   }
 
+  /** The shard that owns bucket {@code bucket} of this strategy's map (a bucket from {@link #bucketOf(long)}). */
+  public String ownerOf(int bucket) {
+    return owners[bucket];
+  }
+
   @Override
   public String shardFor(long key) {
     return owners[bucketOf(PgHash.hashLong(key))];

@@ -53,6 +53,18 @@ public final class BucketTraffic extends Traffic {
   }
 
   @Override
+  public void count(long key, int bucket) {
+    if (bucket >= buckets) {
+      // The router's map has another bucket count than the one counted: count by this one.
+      record(key);
+      return;
+    }
+    if ((increment(bucket) & sampleMask) == 0) {
+      keys.offer(key, bucket);
+    }
+  }
+
+  @Override
   public void record(Object key) {
     int bucket = bucketOf(hashOf(key));
     if ((increment(bucket) & sampleMask) == 0) {

@@ -2,6 +2,8 @@ package io.shardwise.hibernate.routing.internal;
 
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.routing.BucketStrategy;
+import io.shardwise.hibernate.routing.PgHash;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardMapSource;
 import io.shardwise.hibernate.routing.ShardingStrategy;
@@ -51,6 +53,26 @@ public final class Router {
     source.addListener(router::onNewMap);
     router.install(source.current());
     return router;
+  }
+
+  /**
+   * {@link #shardFor(long)} that also hands the key's bucket to {@code counter}, from the same
+   * hash and the same map: one hash per routed key, no boxing, no allocation.
+   */
+  public String shardFor(long key, BucketCounter counter) {
+    ShardingStrategy strategy = routing.strategy();
+    try {
+      if (strategy instanceof BucketStrategy buckets) {
+        int bucket = buckets.bucketOf(PgHash.hashLong(key));
+        counter.count(key, bucket);
+        return buckets.ownerOf(bucket);
+      }
+      String owner = strategy.shardFor(key);
+      counter.count(key);
+      return owner;
+    } catch (IllegalArgumentException e) {
+      throw new ShardKeyException(e.getMessage(), e);
+    }
   }
 
   /** The shard that owns {@code key}. */

@@ -10,6 +10,8 @@ import io.shardwise.hibernate.routing.BucketStrategy;
 import io.shardwise.hibernate.routing.PgHash;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
+import io.shardwise.hibernate.routing.StaticShardMapSource;
+import io.shardwise.hibernate.routing.internal.Router;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -47,6 +49,34 @@ class HotspotCountingTest {
     traffic.record(Integer.valueOf(5));
     expected[BucketStrategy.bucketOf(PgHash.hashLong(5), 1024)]++;
     assertEquals(java.util.Arrays.toString(expected), java.util.Arrays.toString(traffic.bucketCounts()));
+  }
+
+  @Test
+  void theRoutersBucketCountsLikeHashingTheKeyAgain() {
+    for (int buckets : new int[] {1024, 1000, 1}) {
+      ShardMap map = ShardMap.evenlyAssigned(1, List.of(
+          ShardDescriptor.of("s0", "jdbc:postgresql://db0:5432/shop"),
+          ShardDescriptor.of("s1", "jdbc:postgresql://db1:5432/shop")), buckets);
+      Router router = Router.following(new StaticShardMapSource(map), BucketStrategy::new, "unit");
+      BucketTraffic handed = new BucketTraffic(buckets, 1, 64);
+      BucketTraffic hashed = new BucketTraffic(buckets, 1, 64);
+      Random random = new Random(11);
+      for (int i = 0; i < 5_000; i++) {
+        long key = i % 3 == 0 ? random.nextLong() : random.nextInt(40);
+        assertEquals(router.shardFor(key), router.shardFor(key, handed), "owner of key " + key);
+        hashed.record(key);
+      }
+      assertEquals(java.util.Arrays.toString(hashed.bucketCounts()), java.util.Arrays.toString(handed.bucketCounts()),
+          buckets + " buckets");
+      assertEquals(hashed.hotKeys().toString(), handed.hotKeys().toString(), buckets + " buckets");
+    }
+  }
+
+  @Test
+  void aBucketFromAMapWithMoreBucketsIsCountedByTheCountersOwn() {
+    BucketTraffic traffic = new BucketTraffic(16, 1, 4);
+    traffic.count(123L, 700);
+    assertEquals(1, traffic.bucketCounts()[BucketStrategy.bucketOf(PgHash.hashLong(123), 16)]);
   }
 
   @Test

@@ -1,0 +1,13 @@
+package io.shardwise.hibernate.routing.internal;
+
+/**
+ * What {@link Router#shardFor(long, BucketCounter)} tells about a key it routes: the bucket it
+ * already computed, so a counter on the routing path does not hash the key a second time.
+ */
+public interface BucketCounter {
+  /** One routed key and its bucket under the current map's bucket count. */
+  void count(long key, int bucket);
+
+  /** One routed key whose strategy has no buckets. */
+  void count(long key);
+}
