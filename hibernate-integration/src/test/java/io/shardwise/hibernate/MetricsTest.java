@@ -218,10 +218,59 @@ class MetricsTest {
     assertNotNull(registry.find("shardwise.shardmap.changes").counter());
   }
 
+  /**
+   * A transaction prepared by hand on shard 0's primary (found by its port) shows in the gauge of
+   * shard 0 only, and leaves it once rolled back. The gauge reads on scrape with a short cache, so
+   * the test polls with a deadline.
+   */
+  @Test
+  void aPreparedTransactionShowsInTheGaugeOfItsShardOnly() throws Exception {
+    var primary0 = topology.shard(0).primary();
+    assertEquals(0, prepared(S0), "no prepared transaction on shard 0 before the test");
+    assertEquals(0, prepared(S1), "no prepared transaction on shard 1 before the test");
+    String gid = "metrics-test-" + nextKey.incrementAndGet();
+    try (java.sql.Connection c = primary0.dataSource().getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      var rs = st.executeQuery("select inet_server_port()");
+      rs.next();
+      assertEquals(primary0.port(), rs.getInt(1), "prepared on shard 0's primary");
+      c.setAutoCommit(false);
+      st.execute("select 1");
+      st.execute("prepare transaction '" + gid + "'");
+      c.setAutoCommit(true);
+    }
+    try {
+      assertEquals(1, pollPrepared(S0, 1), "the prepared transaction on shard 0");
+      assertEquals(0, prepared(S1), "shard 1 has none");
+    } finally {
+      try (java.sql.Connection c = primary0.dataSource().getConnection();
+          java.sql.Statement st = c.createStatement()) {
+        st.execute("rollback prepared '" + gid + "'");
+      }
+    }
+    assertEquals(0, pollPrepared(S0, 0), "gone once rolled back");
+  }
+
+  @Test
+  void aReadYourWritesWritePinsItsShardInTheGauge() {
+    long user = keyOn(S1);
+    ConsistencyScope scope = shards.consistency().scope("pins:" + user);
+    double pins1 = pins(S1);
+    double pins0 = pins(S0);
+    shards.forKey(user).within(scope).inTransaction(s -> s.persist(new TimedProfile(user, "v1")));
+    assertEquals(1, pins(S1) - pins1, "the scope's new pin on shard 1");
+    assertEquals(0, pins(S0) - pins0, "no pin on shard 0");
+  }
+
   // ---- helpers ----------------------------------------------------------------------------------
 
+  /** A key on {@code shardId} never handed out before (the counter moves past every key tried). */
   private static long keyOn(String shardId) {
-    return BankFixture.key(shards, shardId, nextKey.incrementAndGet());
+    long k;
+    do {
+      k = nextKey.incrementAndGet();
+    } while (!shards.shardFor(k).equals(shardId));
+    return k;
   }
 
   private static double sessions(String shard, String kind) {
@@ -237,6 +286,25 @@ class MetricsTest {
   private static double crossShard(String shard, String outcome) {
     Counter c = registry.find("shardwise.crossshard.transactions").tags("shard", shard, "outcome", outcome).counter();
     return c == null ? 0 : c.count();
+  }
+
+  private static double prepared(String shard) {
+    return registry.get("shardwise.transactions.prepared").tags("shard", shard, "role", "primary").gauge().value();
+  }
+
+  /** The gauge once it shows {@code expected}, or its last value when 10 s passed. */
+  private static double pollPrepared(String shard, double expected) {
+    long until = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    double value = prepared(shard);
+    while (value != expected && System.nanoTime() < until) {
+      Thread.onSpinWait();
+      value = prepared(shard);
+    }
+    return value;
+  }
+
+  private static double pins(String shard) {
+    return registry.get("shardwise.ryw.pins").tags("shard", shard).gauge().value();
   }
 
   private static long scatterTimer(String shard) {

@@ -13,12 +13,19 @@ import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +49,9 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   static final String MAP_VERSION = "shardwise.shardmap.version";
   static final String MAP_CHANGES = "shardwise.shardmap.changes";
   static final String SHARD_BUCKETS = "shardwise.shard.buckets";
+  static final String PREPARED = "shardwise.transactions.prepared";
+  static final String PINS = "shardwise.ryw.pins";
+  static final String REFUSALS = "shardwise.guard.refusals";
 
   /** The {@code shard} tag of a session opened without a shard. */
   static final String NO_SHARD_TAG = "none";
@@ -61,6 +71,11 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   private volatile Supplier<ShardMap> currentMap;
   private final java.util.concurrent.atomic.AtomicLong lastVersion = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
   private Counter mapChanges;
+  private final Counter[] refusals;
+  /** Shards seen in a published map, and what registers a per-shard gauge for each (idempotent). */
+  private final Set<String> seenShards = ConcurrentHashMap.newKeySet();
+  private final List<Consumer<String>> shardGauges = new CopyOnWriteArrayList<>();
+  private final Map<String, Gauge> perShardGauges = new ConcurrentHashMap<>();
 
   private MicrometerMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -84,6 +99,13 @@ final class MicrometerMetrics implements ShardwiseMetrics {
         scatterTimer(shard, "error")});
     this.fanOut = DistributionSummary.builder(SCATTER_FANOUT).baseUnit("shards")
         .description("Shards one scatter-gather query was sent to").register(registry);
+    Refusal[] kinds = Refusal.values();
+    this.refusals = new Counter[kinds.length];
+    for (Refusal kind : kinds) {
+      refusals[kind.ordinal()] = Counter.builder(REFUSALS)
+          .description("Operations a Shardwise guard refused, by the kind of refusal").tags("kind", kind.tag())
+          .register(registry);
+    }
   }
 
   /** The recorder for {@code registry}, which must be a Micrometer {@code MeterRegistry}. */
@@ -205,7 +227,38 @@ final class MicrometerMetrics implements ShardwiseMetrics {
     }
   }
 
+  @Override
+  public void watchPreparedTransactions(Function<String, Connection> primaryOf, long cacheMillis) {
+    PreparedCounts counts = new PreparedCounts(primaryOf, TimeUnit.MILLISECONDS.toNanos(cacheMillis));
+    addShardGauge(shardId -> perShardGauges.computeIfAbsent(PREPARED + '\n' + shardId, k ->
+        Gauge.builder(PREPARED, counts, c -> c.of(shardId))
+            .description("Prepared (in-doubt) transactions on the shard's primary, from pg_prepared_xacts"
+                + " (NaN while the primary cannot be read)")
+            .tags("shard", shardId, "role", "primary").strongReference(true).register(registry)));
+  }
+
+  @Override
+  public void watchPins(ToIntFunction<String> pinsOn) {
+    addShardGauge(shardId -> perShardGauges.computeIfAbsent(PINS + '\n' + shardId, k ->
+        Gauge.builder(PINS, pinsOn, p -> p.applyAsInt(shardId))
+            .description("Read-your-writes pins in force on the shard (consistency scopes whose reads it must serve"
+                + " fresh)").tags("shard", shardId).strongReference(true).register(registry)));
+  }
+
+  @Override
+  public void refused(Refusal kind) {
+    refusals[kind.ordinal()].increment();
+  }
+
+  private void addShardGauge(Consumer<String> register) {
+    shardGauges.add(register);
+    seenShards.forEach(register);
+  }
+
   private void watchBuckets(String shardId) {
+    if (seenShards.add(shardId)) {
+      shardGauges.forEach(g -> g.accept(shardId));
+    }
     Supplier<ShardMap> maps = currentMap;
     bucketGauges.computeIfAbsent(shardId, id -> Gauge.builder(SHARD_BUCKETS, maps, m -> bucketsOf(m.get(), id))
         .description("Buckets the shard owns in the shard map routing uses now").tags("shard", id)
@@ -218,6 +271,47 @@ final class MicrometerMetrics implements ShardwiseMetrics {
       owned += shardId.equals(map.ownerOf(bucket)) ? 1 : 0;
     }
     return owned;
+  }
+
+  /**
+   * Counts of {@code pg_prepared_xacts} per shard, read when a registry asks and kept for a short
+   * while, so that frequent scrapes cost one query per shard per period. A primary that cannot be
+   * read gives NaN (and is asked again on the next scrape).
+   */
+  static final class PreparedCounts {
+    private record Reading(long atNanos, double value) {}
+
+    private final Function<String, Connection> primaryOf;
+    private final long cacheNanos;
+    private final Map<String, Reading> last = new ConcurrentHashMap<>();
+
+    PreparedCounts(Function<String, Connection> primaryOf, long cacheNanos) {
+      this.primaryOf = primaryOf;
+      this.cacheNanos = cacheNanos;
+    }
+
+    double of(String shardId) {
+      long now = System.nanoTime();
+      Reading r = last.get(shardId);
+      if (r != null && now - r.atNanos < cacheNanos) {
+        return r.value;
+      }
+      double value = read(shardId);
+      if (!Double.isNaN(value)) {
+        last.put(shardId, new Reading(now, value));
+      }
+      return value;
+    }
+
+    private double read(String shardId) {
+      try (Connection c = primaryOf.apply(shardId); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("select count(*) from pg_prepared_xacts where database = current_database()")) {
+        rs.next();
+        return rs.getLong(1);
+      } catch (SQLException | RuntimeException e) {
+        return Double.NaN;
+      }
+    }
   }
 
   /**
