@@ -262,6 +262,52 @@ class MetricsTest {
     assertEquals(0, pins(S0) - pins0, "no pin on shard 0");
   }
 
+  /** Each kind of guard refusal, provoked once, moves its own counter by one and no other. */
+  @Test
+  void everyKindOfGuardRefusalIsCounted() {
+    long k0 = keyOn(S0);
+    long k1 = keyOn(S1);
+    shards.forKey(k0).inTransaction(s -> s.persist(new Account(k0, 10)));
+
+    assertRefusal("missing-key", ShardKeyMissingException.class, () -> shards.forKey(k0).fromSession(s ->
+        s.createQuery("select a from Account a", Account.class).getResultList()));
+    assertRefusal("wrong-shard", ShardKeyException.class, () -> shards.forKey(k0).inTransaction(s ->
+        s.persist(new Account(k1, 10))));
+    assertRefusal("no-shard", NoShardSelectedException.class, () -> {
+      try (Session s = sessionFactory.openSession()) {
+        s.find(Account.class, k0);
+      }
+    });
+    assertRefusal("row-lock-read-only", io.shardwise.hibernate.readwrite.RowLockInReadOnlySessionException.class,
+        () -> shards.forKey(k0).readOnly().fromSession(s -> s.createNativeQuery(
+            "select id from Account where id = " + k0 + " for update", Long.class).getResultList()));
+  }
+
+  private static void assertRefusal(String kind, Class<? extends Throwable> expected,
+      org.junit.jupiter.api.function.Executable refused) {
+    java.util.Map<String, Double> before = refusals();
+    Throwable thrown = assertThrows(Throwable.class, refused, kind);
+    Throwable cause = thrown;
+    while (cause != null && !expected.isInstance(cause)) {
+      cause = cause.getCause();
+    }
+    assertNotNull(cause, kind + ": expected " + expected.getName() + " but got " + thrown);
+    java.util.Map<String, Double> after = refusals();
+    for (String k : after.keySet()) {
+      assertEquals(k.equals(kind) ? 1 : 0, after.get(k) - before.getOrDefault(k, 0.0), "refusals of kind " + k
+          + " after provoking " + kind);
+    }
+    assertTrue(after.containsKey(kind), kind);
+  }
+
+  private static java.util.Map<String, Double> refusals() {
+    java.util.Map<String, Double> byKind = new java.util.HashMap<>();
+    for (Counter c : registry.find("shardwise.guard.refusals").counters()) {
+      byKind.put(c.getId().getTag("kind"), c.count());
+    }
+    return byKind;
+  }
+
   // ---- helpers ----------------------------------------------------------------------------------
 
   /** A key on {@code shardId} never handed out before (the counter moves past every key tried). */

@@ -109,7 +109,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),
         config.unitName(), config.pinTtlMs());
     this.globalIndexes = new GlobalIndexes(router, pools, this::model, config.ddlCreate());
-    this.keyValues = new ShardKeyValues(router);
+    this.keyValues = new ShardKeyValues(router, metrics);
     this.newRoots = new NewRootPlacement(router, config.unitName());
     this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable, metrics);
     this.hotspots = CountedHotspots.start(whyNoHotspots(config), router.map().bucketCount(),
@@ -321,7 +321,7 @@ public final class ShardwiseComponents implements AutoCloseable {
    * indexes after it (index rows are written only for writes it let through).
    */
   public void registerListeners(EventListenerRegistry listeners, org.hibernate.SessionFactory sessionFactory) {
-    ShardGuard guard = new ShardGuard(router, this::model, keyValues,
+    ShardGuard guard = new ShardGuard(router, this::model, keyValues, metrics,
         new NoShardReferenceWrites(referenceTables(sessionFactory, runner -> runner.apply(
             shardId -> ShardSessions.open(sessionFactory, shardId, false, metrics, SessionKind.SHARD)))));
     listeners.prependListeners(EventType.PERSIST, guard);
