@@ -262,6 +262,30 @@ class MetricsTest {
     assertEquals(0, pins(S0) - pins0, "no pin on shard 0");
   }
 
+  /** A completed saga shows in the control database's count of completed sagas, and not as running. */
+  @Test
+  void aCompletedSagaIsCountedByState() {
+    long k0 = keyOn(S0);
+    shards.forKey(k0).inTransaction(s -> s.persist(new Account(k0, 10)));
+    double completed = sagas("completed");
+    double running = sagas("running");
+    var sagas = shards.sagas().register(io.shardwise.hibernate.transaction.SagaDefinition.named("metrics-deposit")
+        .step("deposit", p -> Long.parseLong(p), (s, p) -> s.find(Account.class, Long.parseLong(p)).deposit(1),
+            (s, p) -> s.find(Account.class, Long.parseLong(p)).adjust(-1))
+        .build());
+    assertEquals("COMPLETED", sagas.run("metrics-deposit", Long.toString(k0)).state());
+    long until = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (sagas("completed") != completed + 1 && System.nanoTime() < until) {
+      Thread.onSpinWait();
+    }
+    assertEquals(1, sagas("completed") - completed);
+    assertEquals(running, sagas("running"));
+  }
+
+  private static double sagas(String state) {
+    return registry.get("shardwise.sagas").tags("state", state).gauge().value();
+  }
+
   /** Each kind of guard refusal, provoked once, moves its own counter by one and no other. */
   @Test
   void everyKindOfGuardRefusalIsCounted() {

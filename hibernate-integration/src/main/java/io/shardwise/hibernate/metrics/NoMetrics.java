@@ -57,5 +57,8 @@ final class NoMetrics implements ShardwiseMetrics {
   public void watchPins(ToIntFunction<String> pinsOn) {}
 
   @Override
+  public void watchSagas(Supplier<Connection> control, long cacheMillis) {}
+
+  @Override
   public void refused(Refusal kind) {}
 }

@@ -72,6 +72,12 @@ public interface ShardwiseMetrics {
   /** Publishes, per shard, the read-your-writes pins in force now; {@code pinsOn} is read on scrape. */
   void watchPins(java.util.function.ToIntFunction<String> pinsOn);
 
+  /**
+   * Publishes the sagas in the control database by state. {@code control} is asked for a connection
+   * only when a registry reads a gauge, at most once every {@code cacheMillis}.
+   */
+  void watchSagas(java.util.function.Supplier<Connection> control, long cacheMillis);
+
   /** A guard refused an operation; one counter increment. */
   void refused(Refusal kind);
 

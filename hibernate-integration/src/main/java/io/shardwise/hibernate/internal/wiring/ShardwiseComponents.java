@@ -161,6 +161,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     ShardwiseComponents components;
     try {
       components = new ShardwiseComponents(config, control, source);
+      components.metrics.watchSagas(() -> control.openConnection("shardwise-metrics"), PREPARED_CACHE_MILLIS);
     } catch (RuntimeException e) {
       source.close();
       throw e;

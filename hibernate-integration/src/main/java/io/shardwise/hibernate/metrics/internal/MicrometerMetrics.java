@@ -52,6 +52,9 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   static final String PREPARED = "shardwise.transactions.prepared";
   static final String PINS = "shardwise.ryw.pins";
   static final String REFUSALS = "shardwise.guard.refusals";
+  static final String SAGAS = "shardwise.sagas";
+  /** The states of {@code shardwise.saga.state} (ShardwiseDdl). */
+  private static final List<String> SAGA_STATES = List.of("RUNNING", "COMPENSATING", "COMPLETED", "COMPENSATED");
 
   /** The {@code shard} tag of a session opened without a shard. */
   static final String NO_SHARD_TAG = "none";
@@ -246,6 +249,16 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   }
 
   @Override
+  public void watchSagas(Supplier<Connection> control, long cacheMillis) {
+    SagaCounts counts = new SagaCounts(control, TimeUnit.MILLISECONDS.toNanos(cacheMillis));
+    for (String state : SAGA_STATES) {
+      Gauge.builder(SAGAS, counts, c -> c.of(state))
+          .description("Sagas in the control database's log by state (NaN while it cannot be read)")
+          .tags("state", state.toLowerCase(java.util.Locale.ROOT)).strongReference(true).register(registry);
+    }
+  }
+
+  @Override
   public void refused(Refusal kind) {
     refusals[kind.ordinal()].increment();
   }
@@ -310,6 +323,47 @@ final class MicrometerMetrics implements ShardwiseMetrics {
         return rs.getLong(1);
       } catch (SQLException | RuntimeException e) {
         return Double.NaN;
+      }
+    }
+  }
+
+  /** Sagas by state, one grouped count of the control database's log per period, read on scrape. */
+  static final class SagaCounts {
+    private record Reading(long atNanos, Map<String, Long> byState) {}
+
+    private final Supplier<Connection> control;
+    private final long cacheNanos;
+    private volatile Reading last;
+
+    SagaCounts(Supplier<Connection> control, long cacheNanos) {
+      this.control = control;
+      this.cacheNanos = cacheNanos;
+    }
+
+    double of(String state) {
+      long now = System.nanoTime();
+      Reading r = last;
+      if (r == null || now - r.atNanos >= cacheNanos) {
+        Map<String, Long> read = read();
+        if (read == null) {
+          return Double.NaN;
+        }
+        r = new Reading(now, read);
+        last = r;
+      }
+      return r.byState.getOrDefault(state, 0L);
+    }
+
+    private Map<String, Long> read() {
+      try (Connection c = control.get(); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT state, count(*) FROM shardwise.saga GROUP BY state")) {
+        Map<String, Long> byState = new java.util.HashMap<>();
+        while (rs.next()) {
+          byState.put(rs.getString(1), rs.getLong(2));
+        }
+        return byState;
+      } catch (SQLException | RuntimeException e) {
+        return null;
       }
     }
   }
