@@ -262,6 +262,32 @@ class MetricsTest {
     assertEquals(0, pins(S0) - pins0, "no pin on shard 0");
   }
 
+  /** Each unit of work of fromTransaction is timed on its shard, by access and outcome. */
+  @Test
+  void transactionsAreTimedPerShardByAccessAndOutcome() {
+    long k0 = keyOn(S0);
+    long committed0 = transactions(S0, "read-write", "committed");
+    long committed1 = transactions(S1, "read-write", "committed");
+    long rolledBack0 = transactions(S0, "read-write", "rolled-back");
+    long readOnly0 = transactions(S0, "read-only", "committed");
+    shards.forKey(k0).inTransaction(s -> s.persist(new Account(k0, 10)));
+    assertThrows(IllegalStateException.class, () -> shards.forKey(k0).inTransaction(s -> {
+      s.find(Account.class, k0).deposit(1);
+      throw new IllegalStateException("roll back");
+    }));
+    shards.forKey(k0).readOnly().fromTransaction(s -> s.find(Account.class, k0));
+    assertEquals(1, transactions(S0, "read-write", "committed") - committed0);
+    assertEquals(1, transactions(S0, "read-write", "rolled-back") - rolledBack0);
+    assertEquals(1, transactions(S0, "read-only", "committed") - readOnly0);
+    assertEquals(0, transactions(S1, "read-write", "committed") - committed1);
+  }
+
+  private static long transactions(String shard, String access, String outcome) {
+    Timer t = registry.find("shardwise.transaction").tags("shard", shard, "access", access, "outcome", outcome)
+        .timer();
+    return t == null ? 0 : t.count();
+  }
+
   /** A completed saga shows in the control database's count of completed sagas, and not as running. */
   @Test
   void aCompletedSagaIsCountedByState() {

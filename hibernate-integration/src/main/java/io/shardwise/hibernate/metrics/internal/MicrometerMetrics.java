@@ -53,6 +53,7 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   static final String PINS = "shardwise.ryw.pins";
   static final String REFUSALS = "shardwise.guard.refusals";
   static final String SAGAS = "shardwise.sagas";
+  static final String TRANSACTIONS = "shardwise.transaction";
   /** The states of {@code shardwise.saga.state} (ShardwiseDdl). */
   private static final List<String> SAGA_STATES = List.of("RUNNING", "COMPENSATING", "COMPLETED", "COMPENSATED");
 
@@ -75,6 +76,8 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   private final java.util.concurrent.atomic.AtomicLong lastVersion = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
   private Counter mapChanges;
   private final Counter[] refusals;
+  /** Per shard: read-write committed, read-write rolled back, read-only committed, read-only rolled back. */
+  private final PerShard<Timer[]> transactions;
   /** Shards seen in a published map, and what registers a per-shard gauge for each (idempotent). */
   private final Set<String> seenShards = ConcurrentHashMap.newKeySet();
   private final List<Consumer<String>> shardGauges = new CopyOnWriteArrayList<>();
@@ -102,6 +105,9 @@ final class MicrometerMetrics implements ShardwiseMetrics {
         scatterTimer(shard, "error")});
     this.fanOut = DistributionSummary.builder(SCATTER_FANOUT).baseUnit("shards")
         .description("Shards one scatter-gather query was sent to").register(registry);
+    this.transactions = new PerShard<>(shard -> new Timer[] {
+        transactionTimer(shard, "read-write", "committed"), transactionTimer(shard, "read-write", "rolled-back"),
+        transactionTimer(shard, "read-only", "committed"), transactionTimer(shard, "read-only", "rolled-back")});
     Refusal[] kinds = Refusal.values();
     this.refusals = new Counter[kinds.length];
     for (Refusal kind : kinds) {
@@ -256,6 +262,23 @@ final class MicrometerMetrics implements ShardwiseMetrics {
           .description("Sagas in the control database's log by state (NaN while it cannot be read)")
           .tags("state", state.toLowerCase(java.util.Locale.ROOT)).strongReference(true).register(registry);
     }
+  }
+
+  private Timer transactionTimer(String shard, String access, String outcome) {
+    return Timer.builder(TRANSACTIONS).description("Units of work run in one transaction on one shard, from opening"
+        + " the session to commit or rollback").tags("shard", shard, "access", access, "outcome", outcome)
+        .register(registry);
+  }
+
+  @Override
+  public long transactionStarted() {
+    return System.nanoTime();
+  }
+
+  @Override
+  public void transactionEnded(String shardId, boolean readOnly, long started, boolean committed) {
+    transactions.get(shardId)[(readOnly ? 2 : 0) + (committed ? 0 : 1)]
+        .record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
   }
 
   @Override
