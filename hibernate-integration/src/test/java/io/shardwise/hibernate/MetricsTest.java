@@ -218,10 +218,155 @@ class MetricsTest {
     assertNotNull(registry.find("shardwise.shardmap.changes").counter());
   }
 
+  /**
+   * A transaction prepared by hand on shard 0's primary (found by its port) shows in the gauge of
+   * shard 0 only, and leaves it once rolled back. The gauge reads on scrape with a short cache, so
+   * the test polls with a deadline.
+   */
+  @Test
+  void aPreparedTransactionShowsInTheGaugeOfItsShardOnly() throws Exception {
+    var primary0 = topology.shard(0).primary();
+    assertEquals(0, prepared(S0), "no prepared transaction on shard 0 before the test");
+    assertEquals(0, prepared(S1), "no prepared transaction on shard 1 before the test");
+    String gid = "metrics-test-" + nextKey.incrementAndGet();
+    try (java.sql.Connection c = primary0.dataSource().getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      var rs = st.executeQuery("select inet_server_port()");
+      rs.next();
+      assertEquals(primary0.port(), rs.getInt(1), "prepared on shard 0's primary");
+      c.setAutoCommit(false);
+      st.execute("select 1");
+      st.execute("prepare transaction '" + gid + "'");
+      c.setAutoCommit(true);
+    }
+    try {
+      assertEquals(1, pollPrepared(S0, 1), "the prepared transaction on shard 0");
+      assertEquals(0, prepared(S1), "shard 1 has none");
+    } finally {
+      try (java.sql.Connection c = primary0.dataSource().getConnection();
+          java.sql.Statement st = c.createStatement()) {
+        st.execute("rollback prepared '" + gid + "'");
+      }
+    }
+    assertEquals(0, pollPrepared(S0, 0), "gone once rolled back");
+  }
+
+  @Test
+  void aReadYourWritesWritePinsItsShardInTheGauge() {
+    long user = keyOn(S1);
+    ConsistencyScope scope = shards.consistency().scope("pins:" + user);
+    double pins1 = pins(S1);
+    double pins0 = pins(S0);
+    shards.forKey(user).within(scope).inTransaction(s -> s.persist(new TimedProfile(user, "v1")));
+    assertEquals(1, pins(S1) - pins1, "the scope's new pin on shard 1");
+    assertEquals(0, pins(S0) - pins0, "no pin on shard 0");
+  }
+
+  /** Each unit of work of fromTransaction is timed on its shard, by access and outcome. */
+  @Test
+  void transactionsAreTimedPerShardByAccessAndOutcome() {
+    long k0 = keyOn(S0);
+    long committed0 = transactions(S0, "read-write", "committed");
+    long committed1 = transactions(S1, "read-write", "committed");
+    long rolledBack0 = transactions(S0, "read-write", "rolled-back");
+    long readOnly0 = transactions(S0, "read-only", "committed");
+    shards.forKey(k0).inTransaction(s -> s.persist(new Account(k0, 10)));
+    assertThrows(IllegalStateException.class, () -> shards.forKey(k0).inTransaction(s -> {
+      s.find(Account.class, k0).deposit(1);
+      throw new IllegalStateException("roll back");
+    }));
+    shards.forKey(k0).readOnly().fromTransaction(s -> s.find(Account.class, k0));
+    assertEquals(1, transactions(S0, "read-write", "committed") - committed0);
+    assertEquals(1, transactions(S0, "read-write", "rolled-back") - rolledBack0);
+    assertEquals(1, transactions(S0, "read-only", "committed") - readOnly0);
+    assertEquals(0, transactions(S1, "read-write", "committed") - committed1);
+  }
+
+  private static long transactions(String shard, String access, String outcome) {
+    Timer t = registry.find("shardwise.transaction").tags("shard", shard, "access", access, "outcome", outcome)
+        .timer();
+    return t == null ? 0 : t.count();
+  }
+
+  /** A completed saga shows in the control database's count of completed sagas, and not as running. */
+  @Test
+  void aCompletedSagaIsCountedByState() {
+    long k0 = keyOn(S0);
+    shards.forKey(k0).inTransaction(s -> s.persist(new Account(k0, 10)));
+    double completed = sagas("completed");
+    double running = sagas("running");
+    var sagas = shards.sagas().register(io.shardwise.hibernate.transaction.SagaDefinition.named("metrics-deposit")
+        .step("deposit", p -> Long.parseLong(p), (s, p) -> s.find(Account.class, Long.parseLong(p)).deposit(1),
+            (s, p) -> s.find(Account.class, Long.parseLong(p)).adjust(-1))
+        .build());
+    assertEquals("COMPLETED", sagas.run("metrics-deposit", Long.toString(k0)).state());
+    long until = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (sagas("completed") != completed + 1 && System.nanoTime() < until) {
+      Thread.onSpinWait();
+    }
+    assertEquals(1, sagas("completed") - completed);
+    assertEquals(running, sagas("running"));
+  }
+
+  private static double sagas(String state) {
+    return registry.get("shardwise.sagas").tags("state", state).gauge().value();
+  }
+
+  /** Each kind of guard refusal, provoked once, moves its own counter by one and no other. */
+  @Test
+  void everyKindOfGuardRefusalIsCounted() {
+    long k0 = keyOn(S0);
+    long k1 = keyOn(S1);
+    shards.forKey(k0).inTransaction(s -> s.persist(new Account(k0, 10)));
+
+    assertRefusal("missing-key", ShardKeyMissingException.class, () -> shards.forKey(k0).fromSession(s ->
+        s.createQuery("select a from Account a", Account.class).getResultList()));
+    assertRefusal("wrong-shard", ShardKeyException.class, () -> shards.forKey(k0).inTransaction(s ->
+        s.persist(new Account(k1, 10))));
+    assertRefusal("no-shard", NoShardSelectedException.class, () -> {
+      try (Session s = sessionFactory.openSession()) {
+        s.find(Account.class, k0);
+      }
+    });
+    assertRefusal("row-lock-read-only", io.shardwise.hibernate.readwrite.RowLockInReadOnlySessionException.class,
+        () -> shards.forKey(k0).readOnly().fromSession(s -> s.createNativeQuery(
+            "select id from Account where id = " + k0 + " for update", Long.class).getResultList()));
+  }
+
+  private static void assertRefusal(String kind, Class<? extends Throwable> expected,
+      org.junit.jupiter.api.function.Executable refused) {
+    java.util.Map<String, Double> before = refusals();
+    Throwable thrown = assertThrows(Throwable.class, refused, kind);
+    Throwable cause = thrown;
+    while (cause != null && !expected.isInstance(cause)) {
+      cause = cause.getCause();
+    }
+    assertNotNull(cause, kind + ": expected " + expected.getName() + " but got " + thrown);
+    java.util.Map<String, Double> after = refusals();
+    for (String k : after.keySet()) {
+      assertEquals(k.equals(kind) ? 1 : 0, after.get(k) - before.getOrDefault(k, 0.0), "refusals of kind " + k
+          + " after provoking " + kind);
+    }
+    assertTrue(after.containsKey(kind), kind);
+  }
+
+  private static java.util.Map<String, Double> refusals() {
+    java.util.Map<String, Double> byKind = new java.util.HashMap<>();
+    for (Counter c : registry.find("shardwise.guard.refusals").counters()) {
+      byKind.put(c.getId().getTag("kind"), c.count());
+    }
+    return byKind;
+  }
+
   // ---- helpers ----------------------------------------------------------------------------------
 
+  /** A key on {@code shardId} never handed out before (the counter moves past every key tried). */
   private static long keyOn(String shardId) {
-    return BankFixture.key(shards, shardId, nextKey.incrementAndGet());
+    long k;
+    do {
+      k = nextKey.incrementAndGet();
+    } while (!shards.shardFor(k).equals(shardId));
+    return k;
   }
 
   private static double sessions(String shard, String kind) {
@@ -237,6 +382,25 @@ class MetricsTest {
   private static double crossShard(String shard, String outcome) {
     Counter c = registry.find("shardwise.crossshard.transactions").tags("shard", shard, "outcome", outcome).counter();
     return c == null ? 0 : c.count();
+  }
+
+  private static double prepared(String shard) {
+    return registry.get("shardwise.transactions.prepared").tags("shard", shard, "role", "primary").gauge().value();
+  }
+
+  /** The gauge once it shows {@code expected}, or its last value when 10 s passed. */
+  private static double pollPrepared(String shard, double expected) {
+    long until = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    double value = prepared(shard);
+    while (value != expected && System.nanoTime() < until) {
+      Thread.onSpinWait();
+      value = prepared(shard);
+    }
+    return value;
+  }
+
+  private static double pins(String shard) {
+    return registry.get("shardwise.ryw.pins").tags("shard", shard).gauge().value();
   }
 
   private static long scatterTimer(String shard) {

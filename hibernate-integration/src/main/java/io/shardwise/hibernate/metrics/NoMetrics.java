@@ -3,7 +3,10 @@ package io.shardwise.hibernate.metrics;
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
+import java.sql.Connection;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
 
 /** Metrics off: every method returns at once. */
@@ -46,4 +49,24 @@ final class NoMetrics implements ShardwiseMetrics {
 
   @Override
   public void shardMapPublished(ShardMap map) {}
+
+  @Override
+  public void watchPreparedTransactions(Function<String, Connection> primaryOf, long cacheMillis) {}
+
+  @Override
+  public void watchPins(ToIntFunction<String> pinsOn) {}
+
+  @Override
+  public void watchSagas(Supplier<Connection> control, long cacheMillis) {}
+
+  @Override
+  public long transactionStarted() {
+    return 0;
+  }
+
+  @Override
+  public void transactionEnded(String shardId, boolean readOnly, long started, boolean committed) {}
+
+  @Override
+  public void refused(Refusal kind) {}
 }

@@ -3,7 +3,9 @@ package io.shardwise.hibernate.metrics;
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
+import java.sql.Connection;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -59,6 +61,56 @@ public interface ShardwiseMetrics {
 
   /** A shard map snapshot was published to this session factory's router (counted when its version is new). */
   void shardMapPublished(ShardMap map);
+
+  /**
+   * Publishes, per shard, the prepared (in-doubt) transactions on its primary. {@code primaryOf} is
+   * asked for a connection only when a registry reads the gauge, and at most once per shard every
+   * {@code cacheMillis}; never on a request path.
+   */
+  void watchPreparedTransactions(Function<String, Connection> primaryOf, long cacheMillis);
+
+  /** Publishes, per shard, the read-your-writes pins in force now; {@code pinsOn} is read on scrape. */
+  void watchPins(java.util.function.ToIntFunction<String> pinsOn);
+
+  /**
+   * Publishes the sagas in the control database by state. {@code control} is asked for a connection
+   * only when a registry reads a gauge, at most once every {@code cacheMillis}.
+   */
+  void watchSagas(java.util.function.Supplier<Connection> control, long cacheMillis);
+
+  /** The start of a transaction to time: {@link System#nanoTime()}, or 0 when nothing is recorded. */
+  long transactionStarted();
+
+  /**
+   * A unit of work of {@code ShardRoute.fromTransaction} on {@code shardId} ended (committed or
+   * rolled back), begun at {@code started} from {@link #transactionStarted()}.
+   */
+  void transactionEnded(String shardId, boolean readOnly, long started, boolean committed);
+
+  /** A guard refused an operation; one counter increment. */
+  void refused(Refusal kind);
+
+  /** The {@code kind} tag of {@code shardwise.guard.refusals}. */
+  enum Refusal {
+    /** No shard key where one is needed (a null key, a repository call or query that names none). */
+    MISSING_KEY("missing-key"),
+    /** A key or entity of another shard than the session's. */
+    WRONG_SHARD("wrong-shard"),
+    /** A sharded table touched by a session opened without a shard. */
+    NO_SHARD("no-shard"),
+    /** A row lock ({@code FOR UPDATE}, ...) asked of a read-only session. */
+    ROW_LOCK_READ_ONLY("row-lock-read-only");
+
+    private final String tag;
+
+    Refusal(String tag) {
+      this.tag = tag;
+    }
+
+    public String tag() {
+      return tag;
+    }
+  }
 
   /** The {@code outcome} tag of {@code shardwise.crossshard.transactions}. */
   enum CrossShardOutcome {

@@ -71,6 +71,20 @@ public final class InMemoryPinStore implements PinStore {
     return live;
   }
 
+  /**
+   * Live pins on {@code shardId}, over every scope: a walk of the scopes, for a metrics gauge read
+   * on scrape, never on a request path.
+   */
+  public int livePinsOn(String shardId) {
+    long now = clock.getAsLong();
+    int live = 0;
+    for (Map<String, Pin> pins : scopes.values()) {
+      Pin pin = pins.get(shardId);
+      live += pin != null && !pin.expired(now) ? 1 : 0;
+    }
+    return live;
+  }
+
   void sweep() {
     long now = clock.getAsLong();
     for (String scopeId : scopes.keySet()) {

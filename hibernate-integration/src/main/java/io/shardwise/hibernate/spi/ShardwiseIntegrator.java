@@ -60,7 +60,7 @@ public final class ShardwiseIntegrator implements Integrator {
     }
     requireTokenSecretWhenPinning(components);
     QueryGuards.install(translator, metadata, components.model(), components.keyValues(),
-        sessionFactory.getJdbcServices().getDialect(), components.config().unitName());
+        sessionFactory.getJdbcServices().getDialect(), components.config().unitName(), components.metrics());
     if (!(sessionFactory.getSessionFactoryOptions().getCustomSqmTranslatorFactory()
         instanceof io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory)) {
       throw new ShardingConfigurationException("Persistence unit '" + components.config().unitName() + "' uses"

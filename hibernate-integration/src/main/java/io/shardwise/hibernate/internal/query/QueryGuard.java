@@ -59,9 +59,11 @@ public final class QueryGuard {
   private final Set<String> admittedByName;
   private final ConcurrentHashMap<String, String> refusals = new ConcurrentHashMap<>();
   private final LongAdder evaluations = new LongAdder();
+  private final io.shardwise.hibernate.metrics.ShardwiseMetrics metrics;
 
   QueryGuard(QueryModel model, ShardingModel sharding, ShardKeyValues keyValues, String unitName,
-      Set<String> admittedByName) {
+      Set<String> admittedByName, io.shardwise.hibernate.metrics.ShardwiseMetrics metrics) {
+    this.metrics = metrics;
     this.model = model;
     this.rule = new ShardKeyRule(model);
     this.sharding = sharding;
@@ -169,6 +171,7 @@ public final class QueryGuard {
           + " created from QueryGuard.scatterGather(hql), so that Hibernate caches its translation apart"
           + " from the bare text, which stays guarded. Query: \"" + quote(hql) + "\"");
     }
+    metrics.refused(io.shardwise.hibernate.metrics.ShardwiseMetrics.Refusal.MISSING_KEY);
     throw new ShardKeyMissingException(refusal);
   }
 

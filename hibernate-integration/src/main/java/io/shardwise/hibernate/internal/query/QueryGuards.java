@@ -20,7 +20,8 @@ public final class QueryGuards {
    *     {@link GuardedHqlTranslator}, naming the property to set
    */
   public static void install(GuardedHqlTranslator translator, Metadata metadata, ShardingModel model,
-      ShardKeyValues keyValues, org.hibernate.dialect.Dialect dialect, String unitName) {
+      ShardKeyValues keyValues, org.hibernate.dialect.Dialect dialect, String unitName,
+      io.shardwise.hibernate.metrics.ShardwiseMetrics metrics) {
     if (translator == null) {
       throw new ShardingConfigurationException("Persistence unit '" + unitName + "' uses Shardwise but its"
           + " HQL translator is not Shardwise's guard, so queries without a shard key would run on one shard"
@@ -34,7 +35,7 @@ public final class QueryGuards {
           + " org.hibernate.dialect.PostgreSQLDialect (or a subclass that keeps the standard translator).");
     }
     translator.arm(new QueryGuard(new MetadataQueryModel(metadata, model), model, keyValues, unitName,
-        admittedNamedQueries(metadata)));
+        admittedNamedQueries(metadata), metrics));
   }
 
   /** The armed guard of a session factory, or null when it has none (not sharded, or not started). */

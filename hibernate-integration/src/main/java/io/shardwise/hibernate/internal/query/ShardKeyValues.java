@@ -18,9 +18,11 @@ import org.hibernate.engine.spi.SharedSessionContractImplementor;
 public final class ShardKeyValues {
 
   private final Router router;
+  private final io.shardwise.hibernate.metrics.ShardwiseMetrics metrics;
 
-  public ShardKeyValues(Router router) {
+  public ShardKeyValues(Router router, io.shardwise.hibernate.metrics.ShardwiseMetrics metrics) {
     this.router = router;
+    this.metrics = metrics;
   }
 
   /**
@@ -52,6 +54,7 @@ public final class ShardKeyValues {
     }
     String owner = router.shardFor(value);
     if (!owner.equals(sessionShard)) {
+      metrics.refused(io.shardwise.hibernate.metrics.ShardwiseMetrics.Refusal.WRONG_SHARD);
       throw new ShardKeyException("[ShardKeyOnOtherShard] This query pins " + entity.simpleName() + "."
           + entity.keyAttribute() + " = " + quoted(value) + ", which belongs to shard '" + owner + "', but it runs in"
           + " a session on shard '" + sessionShard + "': there it would miss every row of that key and answer as if"
@@ -76,6 +79,7 @@ public final class ShardKeyValues {
     }
     String owner = router.shardFor(key);
     if (!owner.equals(sessionShard)) {
+      metrics.refused(io.shardwise.hibernate.metrics.ShardwiseMetrics.Refusal.WRONG_SHARD);
       throw new ShardKeyException("[ShardKeyOnOtherShard] Cannot load " + entity.simpleName() + " with "
           + entity.keyAttribute() + " = " + quoted(key) + " in a session on shard '" + sessionShard + "': that key"
           + " belongs to shard '" + owner + "', so the row cannot be here, and answering null would hide it. Open"

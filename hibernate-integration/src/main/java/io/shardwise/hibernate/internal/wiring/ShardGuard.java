@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.internal.wiring;
 
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
 
 import io.shardwise.hibernate.NoShardSelectedException;
@@ -58,9 +59,11 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
   private final transient Supplier<ShardingModel> sharding;
   private final transient ShardKeyValues keyValues;
   private final transient NoShardReferenceWrites noShardReferenceWrites;
+  private final transient ShardwiseMetrics metrics;
 
-  ShardGuard(Router router, Supplier<ShardingModel> sharding, ShardKeyValues keyValues,
+  ShardGuard(Router router, Supplier<ShardingModel> sharding, ShardKeyValues keyValues, ShardwiseMetrics metrics,
       NoShardReferenceWrites noShardReferenceWrites) {
+    this.metrics = metrics;
     this.router = router;
     this.sharding = sharding;
     this.keyValues = keyValues;
@@ -234,6 +237,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
   private void checkKey(ShardedEntity model, Object key, SharedSessionContractImplementor session, String op) {
     String sessionShard = session.getTenantIdentifier();
     if (ShardSessions.NO_SHARD.equals(sessionShard)) {
+      metrics.refused(ShardwiseMetrics.Refusal.NO_SHARD);
       throw new NoShardSelectedException("[NoShardSelected] Cannot " + op + " "
           + model.simpleName() + ": this session was opened without a shard (no ShardContext was open and no shard"
           + " was named), and " + model.simpleName() + " is sharded by " + model.keyAttribute() + ". Open the session"
@@ -241,6 +245,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
           + " ShardContext (shards.contextForKey(key)) before the session. Nothing was written.");
     }
     if (key == null) {
+      metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
       throw new ShardKeyException("[ShardKeyNull] Cannot " + op + " " + model.simpleName() + ": its shard key "
           + model.simpleName() + "." + model.keyAttribute() + " is null. Set it before " + op
           + " — it decides the shard the row lives on. Nothing was written.");
@@ -254,6 +259,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
           router.map().version(), null);
     }
     if (!owner.equals(sessionShard)) {
+      metrics.refused(ShardwiseMetrics.Refusal.WRONG_SHARD);
       throw new ShardKeyException("[ShardKeyMismatch] Cannot " + op + " " + model.simpleName() + " with "
           + model.keyAttribute() + " = " + key + " in a session on shard '" + sessionShard + "': that key belongs to"
           + " shard '" + owner + "'. Open the session by its key — shards.forKey(" + key

@@ -18,7 +18,6 @@ import io.shardwise.hibernate.migrations.internal.ShardMigrations;
 import io.shardwise.hibernate.operations.internal.CountedHotspots;
 import io.shardwise.hibernate.readwrite.Consistency;
 import io.shardwise.hibernate.readwrite.InMemoryPinStore;
-import io.shardwise.hibernate.readwrite.PinStore;
 import io.shardwise.hibernate.readwrite.internal.ReadPath;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
 import io.shardwise.hibernate.readwrite.internal.SignedTokenConsistency;
@@ -76,7 +75,7 @@ public final class ShardwiseComponents implements AutoCloseable {
   private final ThreadLocal<String> schemaTarget = new ThreadLocal<>();
   private volatile ShardingModel model;
   private final ReadPath readPath;
-  private final PinStore pinStore = new InMemoryPinStore();
+  private final InMemoryPinStore pinStore = new InMemoryPinStore();
   private final ReadYourWritesPins pins;
   private final Consistency consistency;
   private final GlobalIndexes globalIndexes;
@@ -88,6 +87,9 @@ public final class ShardwiseComponents implements AutoCloseable {
   private final ShardwiseObservations observations;
   private final SchemaGate schemaGate;
   private final CountedHotspots hotspots;
+
+  /** How long a scrape reuses a shard's count of prepared transactions before asking its primary again. */
+  private static final long PREPARED_CACHE_MILLIS = 2_000;
 
   private ShardwiseComponents(ShardwiseConfig config, ControlDatabase control, ShardMapSource maps) {
     this.metrics = Metrics.of(config.meterRegistry());
@@ -101,11 +103,13 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.observations = Observations.of(config.observationRegistry(), router::map);
     maps.addListener(metrics::shardMapPublished);
     this.pools = new ShardPools(config, router::map, metrics);
+    metrics.watchPreparedTransactions(pools::primary, PREPARED_CACHE_MILLIS);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
+    metrics.watchPins(pinStore::livePinsOn);
     this.consistency = new SignedTokenConsistency(pinStore, config.rywSecret(), config.rywAcceptedSecret(),
         config.unitName(), config.pinTtlMs());
     this.globalIndexes = new GlobalIndexes(router, pools, this::model, config.ddlCreate());
-    this.keyValues = new ShardKeyValues(router);
+    this.keyValues = new ShardKeyValues(router, metrics);
     this.newRoots = new NewRootPlacement(router, config.unitName());
     this.readPath = ReadPath.start(config, pools, router::map, this::entityOfTable, metrics);
     this.hotspots = CountedHotspots.start(whyNoHotspots(config), router.map().bucketCount(),
@@ -157,6 +161,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     ShardwiseComponents components;
     try {
       components = new ShardwiseComponents(config, control, source);
+      components.metrics.watchSagas(() -> control.openConnection("shardwise-metrics"), PREPARED_CACHE_MILLIS);
     } catch (RuntimeException e) {
       source.close();
       throw e;
@@ -317,7 +322,7 @@ public final class ShardwiseComponents implements AutoCloseable {
    * indexes after it (index rows are written only for writes it let through).
    */
   public void registerListeners(EventListenerRegistry listeners, org.hibernate.SessionFactory sessionFactory) {
-    ShardGuard guard = new ShardGuard(router, this::model, keyValues,
+    ShardGuard guard = new ShardGuard(router, this::model, keyValues, metrics,
         new NoShardReferenceWrites(referenceTables(sessionFactory, runner -> runner.apply(
             shardId -> ShardSessions.open(sessionFactory, shardId, false, metrics, SessionKind.SHARD)))));
     listeners.prependListeners(EventType.PERSIST, guard);

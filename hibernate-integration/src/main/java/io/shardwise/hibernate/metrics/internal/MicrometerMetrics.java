@@ -13,12 +13,19 @@ import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +49,13 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   static final String MAP_VERSION = "shardwise.shardmap.version";
   static final String MAP_CHANGES = "shardwise.shardmap.changes";
   static final String SHARD_BUCKETS = "shardwise.shard.buckets";
+  static final String PREPARED = "shardwise.transactions.prepared";
+  static final String PINS = "shardwise.ryw.pins";
+  static final String REFUSALS = "shardwise.guard.refusals";
+  static final String SAGAS = "shardwise.sagas";
+  static final String TRANSACTIONS = "shardwise.transaction";
+  /** The states of {@code shardwise.saga.state} (ShardwiseDdl). */
+  private static final List<String> SAGA_STATES = List.of("RUNNING", "COMPENSATING", "COMPLETED", "COMPENSATED");
 
   /** The {@code shard} tag of a session opened without a shard. */
   static final String NO_SHARD_TAG = "none";
@@ -61,6 +75,13 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   private volatile Supplier<ShardMap> currentMap;
   private final java.util.concurrent.atomic.AtomicLong lastVersion = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
   private Counter mapChanges;
+  private final Counter[] refusals;
+  /** Per shard: read-write committed, read-write rolled back, read-only committed, read-only rolled back. */
+  private final PerShard<Timer[]> transactions;
+  /** Shards seen in a published map, and what registers a per-shard gauge for each (idempotent). */
+  private final Set<String> seenShards = ConcurrentHashMap.newKeySet();
+  private final List<Consumer<String>> shardGauges = new CopyOnWriteArrayList<>();
+  private final Map<String, Gauge> perShardGauges = new ConcurrentHashMap<>();
 
   private MicrometerMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -84,6 +105,16 @@ final class MicrometerMetrics implements ShardwiseMetrics {
         scatterTimer(shard, "error")});
     this.fanOut = DistributionSummary.builder(SCATTER_FANOUT).baseUnit("shards")
         .description("Shards one scatter-gather query was sent to").register(registry);
+    this.transactions = new PerShard<>(shard -> new Timer[] {
+        transactionTimer(shard, "read-write", "committed"), transactionTimer(shard, "read-write", "rolled-back"),
+        transactionTimer(shard, "read-only", "committed"), transactionTimer(shard, "read-only", "rolled-back")});
+    Refusal[] kinds = Refusal.values();
+    this.refusals = new Counter[kinds.length];
+    for (Refusal kind : kinds) {
+      refusals[kind.ordinal()] = Counter.builder(REFUSALS)
+          .description("Operations a Shardwise guard refused, by the kind of refusal").tags("kind", kind.tag())
+          .register(registry);
+    }
   }
 
   /** The recorder for {@code registry}, which must be a Micrometer {@code MeterRegistry}. */
@@ -205,7 +236,65 @@ final class MicrometerMetrics implements ShardwiseMetrics {
     }
   }
 
+  @Override
+  public void watchPreparedTransactions(Function<String, Connection> primaryOf, long cacheMillis) {
+    PreparedCounts counts = new PreparedCounts(primaryOf, TimeUnit.MILLISECONDS.toNanos(cacheMillis));
+    addShardGauge(shardId -> perShardGauges.computeIfAbsent(PREPARED + '\n' + shardId, k ->
+        Gauge.builder(PREPARED, counts, c -> c.of(shardId))
+            .description("Prepared (in-doubt) transactions on the shard's primary, from pg_prepared_xacts"
+                + " (NaN while the primary cannot be read)")
+            .tags("shard", shardId, "role", "primary").strongReference(true).register(registry)));
+  }
+
+  @Override
+  public void watchPins(ToIntFunction<String> pinsOn) {
+    addShardGauge(shardId -> perShardGauges.computeIfAbsent(PINS + '\n' + shardId, k ->
+        Gauge.builder(PINS, pinsOn, p -> p.applyAsInt(shardId))
+            .description("Read-your-writes pins in force on the shard (consistency scopes whose reads it must serve"
+                + " fresh)").tags("shard", shardId).strongReference(true).register(registry)));
+  }
+
+  @Override
+  public void watchSagas(Supplier<Connection> control, long cacheMillis) {
+    SagaCounts counts = new SagaCounts(control, TimeUnit.MILLISECONDS.toNanos(cacheMillis));
+    for (String state : SAGA_STATES) {
+      Gauge.builder(SAGAS, counts, c -> c.of(state))
+          .description("Sagas in the control database's log by state (NaN while it cannot be read)")
+          .tags("state", state.toLowerCase(java.util.Locale.ROOT)).strongReference(true).register(registry);
+    }
+  }
+
+  private Timer transactionTimer(String shard, String access, String outcome) {
+    return Timer.builder(TRANSACTIONS).description("Units of work run in one transaction on one shard, from opening"
+        + " the session to commit or rollback").tags("shard", shard, "access", access, "outcome", outcome)
+        .register(registry);
+  }
+
+  @Override
+  public long transactionStarted() {
+    return System.nanoTime();
+  }
+
+  @Override
+  public void transactionEnded(String shardId, boolean readOnly, long started, boolean committed) {
+    transactions.get(shardId)[(readOnly ? 2 : 0) + (committed ? 0 : 1)]
+        .record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void refused(Refusal kind) {
+    refusals[kind.ordinal()].increment();
+  }
+
+  private void addShardGauge(Consumer<String> register) {
+    shardGauges.add(register);
+    seenShards.forEach(register);
+  }
+
   private void watchBuckets(String shardId) {
+    if (seenShards.add(shardId)) {
+      shardGauges.forEach(g -> g.accept(shardId));
+    }
     Supplier<ShardMap> maps = currentMap;
     bucketGauges.computeIfAbsent(shardId, id -> Gauge.builder(SHARD_BUCKETS, maps, m -> bucketsOf(m.get(), id))
         .description("Buckets the shard owns in the shard map routing uses now").tags("shard", id)
@@ -218,6 +307,88 @@ final class MicrometerMetrics implements ShardwiseMetrics {
       owned += shardId.equals(map.ownerOf(bucket)) ? 1 : 0;
     }
     return owned;
+  }
+
+  /**
+   * Counts of {@code pg_prepared_xacts} per shard, read when a registry asks and kept for a short
+   * while, so that frequent scrapes cost one query per shard per period. A primary that cannot be
+   * read gives NaN (and is asked again on the next scrape).
+   */
+  static final class PreparedCounts {
+    private record Reading(long atNanos, double value) {}
+
+    private final Function<String, Connection> primaryOf;
+    private final long cacheNanos;
+    private final Map<String, Reading> last = new ConcurrentHashMap<>();
+
+    PreparedCounts(Function<String, Connection> primaryOf, long cacheNanos) {
+      this.primaryOf = primaryOf;
+      this.cacheNanos = cacheNanos;
+    }
+
+    double of(String shardId) {
+      long now = System.nanoTime();
+      Reading r = last.get(shardId);
+      if (r != null && now - r.atNanos < cacheNanos) {
+        return r.value;
+      }
+      double value = read(shardId);
+      if (!Double.isNaN(value)) {
+        last.put(shardId, new Reading(now, value));
+      }
+      return value;
+    }
+
+    private double read(String shardId) {
+      try (Connection c = primaryOf.apply(shardId); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("select count(*) from pg_prepared_xacts where database = current_database()")) {
+        rs.next();
+        return rs.getLong(1);
+      } catch (SQLException | RuntimeException e) {
+        return Double.NaN;
+      }
+    }
+  }
+
+  /** Sagas by state, one grouped count of the control database's log per period, read on scrape. */
+  static final class SagaCounts {
+    private record Reading(long atNanos, Map<String, Long> byState) {}
+
+    private final Supplier<Connection> control;
+    private final long cacheNanos;
+    private volatile Reading last;
+
+    SagaCounts(Supplier<Connection> control, long cacheNanos) {
+      this.control = control;
+      this.cacheNanos = cacheNanos;
+    }
+
+    double of(String state) {
+      long now = System.nanoTime();
+      Reading r = last;
+      if (r == null || now - r.atNanos >= cacheNanos) {
+        Map<String, Long> read = read();
+        if (read == null) {
+          return Double.NaN;
+        }
+        r = new Reading(now, read);
+        last = r;
+      }
+      return r.byState.getOrDefault(state, 0L);
+    }
+
+    private Map<String, Long> read() {
+      try (Connection c = control.get(); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT state, count(*) FROM shardwise.saga GROUP BY state")) {
+        Map<String, Long> byState = new java.util.HashMap<>();
+        while (rs.next()) {
+          byState.put(rs.getString(1), rs.getLong(2));
+        }
+        return byState;
+      } catch (SQLException | RuntimeException e) {
+        return null;
+      }
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.readwrite.internal;
 
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.RowLockInReadOnlySessionException;
 import java.sql.Array;
 import java.sql.Blob;
@@ -39,9 +40,11 @@ final class ReadOnlyConnection implements Connection {
   private final String shardId;
   private final Function<String, String> entityOfTable;
   private Consumer<String> extraCheck;
+  private final ShardwiseMetrics metrics;
 
   private ReadOnlyConnection(Connection target, ReplicaNode replica, String shardId,
-      Function<String, String> entityOfTable) {
+      Function<String, String> entityOfTable, ShardwiseMetrics metrics) {
+    this.metrics = metrics;
     this.target = target;
     this.replica = replica;
     this.shardId = shardId;
@@ -55,8 +58,8 @@ final class ReadOnlyConnection implements Connection {
    * @param entityOfTable the entity mapped to a table, or null, to name it in the refusal
    */
   static Connection wrap(Connection target, ReplicaNode replica, String shardId,
-      Function<String, String> entityOfTable) {
-    return new ReadOnlyConnection(target, replica, shardId, entityOfTable);
+      Function<String, String> entityOfTable, ShardwiseMetrics metrics) {
+    return new ReadOnlyConnection(target, replica, shardId, entityOfTable, metrics);
   }
 
   /**
@@ -90,6 +93,7 @@ final class ReadOnlyConnection implements Connection {
         })
         .distinct()
         .reduce((a, b) -> a + ", " + b).orElse("rows");
+    metrics.refused(ShardwiseMetrics.Refusal.ROW_LOCK_READ_ONLY);
     throw new RowLockInReadOnlySessionException("[RowLockInReadOnlySession] " + clause + " on " + what
         + " in a read-only session on shard '" + shardId + "'" + (replica != null ? " (served by a replica)" : "")
         + ". A row lock must run on the primary in a read-write session — open it with forKey(key).inTransaction(...)"

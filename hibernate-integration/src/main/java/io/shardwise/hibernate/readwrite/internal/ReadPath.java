@@ -92,7 +92,7 @@ public final class ReadPath implements AutoCloseable {
     if (requirement != null && !nodes.isEmpty()) {
       metrics.pinnedReadOnPrimary(shardId);
     }
-    return ReadOnlyConnection.wrap(primaries.primary(map, shardId), null, shardId, entityOfTable);
+    return ReadOnlyConnection.wrap(primaries.primary(map, shardId), null, shardId, entityOfTable, metrics);
   }
 
   /** {@code nodes} without the replica a retried read moves away from ({@link ReadRetry}), if any. */
@@ -135,7 +135,7 @@ public final class ReadPath implements AutoCloseable {
     throw firstFailure;
   }
 
-  private static void refuseShardedTable(ShardingModel model, String sql) {
+  private void refuseShardedTable(ShardingModel model, String sql) {
     for (String table : RowLocks.writtenOrReadTables(sql)) {
       String simpleName = model.entityOfTable(table);
       if (simpleName == null) {
@@ -143,6 +143,7 @@ public final class ReadPath implements AutoCloseable {
       }
       for (ShardedEntity entity : model.entities()) {
         if (!entity.reference() && entity.simpleName().equals(simpleName)) {
+          metrics.refused(ShardwiseMetrics.Refusal.NO_SHARD);
           throw new NoShardSelectedException("[NoShardSelected] " + simpleName + " (table " + table + ") is sharded by "
               + simpleName + "." + entity.keyAttribute() + ", but this session was opened without a shard: no"
               + " ShardContext was open and no shard was named. Choose the shard before the session opens — try (var"
@@ -189,7 +190,7 @@ public final class ReadPath implements AutoCloseable {
       release(chosen, c);
       return null;
     }
-    return ReadOnlyConnection.wrap(c, chosen, chosen.shardId, entityOfTable);
+    return ReadOnlyConnection.wrap(c, chosen, chosen.shardId, entityOfTable, metrics);
   }
 
   /** The monitor's view may be a few milliseconds old: ask the replica itself, waiting at most the bound. */
