@@ -564,7 +564,8 @@ public final class ShardedRepositories {
           Object value = annotation.annotationType().getMethod("value").invoke(annotation);
           return value instanceof String s ? s : null;
         } catch (ReflectiveOperationException e) {
-          return null;
+          // an unreadable @Query or @By would make the method route as if it had none
+          throw new IllegalStateException("Cannot read " + type + ".value() on " + element, e);
         }
       }
     }

@@ -129,17 +129,20 @@ class NoOrphansTest {
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
         .start();
     child = p; // killed by cleanUp whatever happens below
-    long deadline = System.nanoTime() + CHILD_READY_WITHIN.toNanos();
-    while (System.nanoTime() < deadline) {
-      String seen = Files.readString(log, StandardCharsets.UTF_8);
-      if (seen.lines().anyMatch(line -> line.startsWith("READY"))) {
-        return p;
-      }
-      if (!p.isAlive()) {
-        throw new AssertionError("The child JVM ended (exit " + p.exitValue() + ") before its topology was ready:\n"
-            + seen);
-      }
-      Thread.sleep(100); // polling a file for a line the child prints; no event to wait on
+    try {
+      // the child only prints to its log file: nothing to wait on but the file's content
+      await().atMost(CHILD_READY_WITHIN).pollInterval(Duration.ofMillis(100)).until(() -> {
+        String seen = Files.readString(log, StandardCharsets.UTF_8);
+        boolean ready = seen.lines().anyMatch(line -> line.startsWith("READY"));
+        if (!ready && !p.isAlive()) {
+          throw new AssertionError("The child JVM ended (exit " + p.exitValue() + ") before its topology was"
+              + " ready:\n" + seen);
+        }
+        return ready;
+      });
+      return p;
+    } catch (org.awaitility.core.ConditionTimeoutException timedOut) {
+      // reported below, once the child is gone
     }
     p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
     p.destroyForcibly();
