@@ -56,6 +56,13 @@ public final class ShardedSessions {
   /** Null when tracing is off. */
   private final ShardwiseObservations observations;
   private final Traffic traffic;
+  /**
+   * The route of a key whose reads and writes go to the same shard, one per shard: all such routes
+   * of one shard are equal (immutable, no scope, no deadline), so {@link #forKey} hands out the
+   * same one instead of allocating it per call.
+   */
+  private final java.util.concurrent.ConcurrentHashMap<String, ShardRoute> keyRoutes =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private ShardedSessions(SessionFactory sessionFactory, ShardwiseComponents components) {
     this.sessionFactory = sessionFactory;
@@ -102,8 +109,7 @@ public final class ShardedSessions {
    * the shard serving the key's reads (the same, unless an online move has switched them).
    */
   public ShardRoute forKey(Object key) {
-    ShardRoute route = new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key),
-        router.readShardFor(key), false, null, metrics, observations, SessionKind.KEY);
+    ShardRoute route = keyRoute(router.shardFor(key), router.readShardFor(key));
     traffic.record(key);
     return route;
   }
@@ -111,8 +117,20 @@ public final class ShardedSessions {
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
   public ShardRoute forKey(long key) {
     String owner = router.shardFor(key, traffic);
-    return new ShardRoute(sessionFactory, components.pins(), router, owner, router.readShardFor(key, owner),
-        false, null, metrics, observations, SessionKind.KEY);
+    return keyRoute(owner, router.readShardFor(key, owner));
+  }
+
+  private ShardRoute keyRoute(String owner, String reader) {
+    if (!owner.equals(reader)) {
+      return new ShardRoute(sessionFactory, components.pins(), router, owner, reader, false, null, metrics,
+          observations, SessionKind.KEY);
+    }
+    ShardRoute route = keyRoutes.get(owner);
+    if (route == null) {
+      route = keyRoutes.computeIfAbsent(owner, shard -> new ShardRoute(sessionFactory, components.pins(), router,
+          shard, shard, false, null, metrics, observations, SessionKind.KEY));
+    }
+    return route;
   }
 
   /** Sessions on a shard named directly (maintenance, per-shard jobs). */

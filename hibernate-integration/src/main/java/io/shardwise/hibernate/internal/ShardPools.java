@@ -23,7 +23,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -44,7 +43,6 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   private final ShardwiseMetrics metrics;
   private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
   private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
-  private final Map<String, AtomicInteger> bulkheads = new ConcurrentHashMap<>();
   private ScheduledExecutorService drainer;
 
   /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
@@ -67,26 +65,69 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
 
   /** A connection to the primary of {@code shardId} as {@code map} describes it. */
   public Connection primary(ShardMap map, String shardId) {
-    return checkout(map, shardId, false);
+    return checkout(map, shardId);
   }
 
   /**
    * A connection to the primary of {@code shardId} for a Hibernate session: counted into the
-   * shard's bulkhead ({@link #enter}; {@link #leave} when the session releases it) and wrapped as a
-   * {@link ShardConnection} that reports to the breaker of the pool it came from and names that
-   * pool's server when it fails.
+   * shard's bulkhead (refused at once with {@link ShardSaturatedException} when
+   * {@code shardwise.bulkhead.max_concurrent} units of work are in) until {@link #leave} is called
+   * for it, and wrapped as a {@link ShardConnection} that reports to the breaker of the pool it came
+   * from and names that pool's server when it fails.
+   *
+   * <p>The hot path: one map lookup for the pool, whose last checked shard map stands in for the
+   * map checks while the map is unchanged, one atomic counter (the bulkhead, which also keeps a
+   * replaced pool open under the borrow), the breaker's volatile read, HikariCP's checkout.
    */
   public Connection sessionConnection(String shardId) {
-    enter(shardId);
-    try {
-      return checkout(maps.get(), shardId, true);
-    } catch (RuntimeException e) {
-      leave(shardId);
-      throw e;
+    while (true) {
+      RetiringPool pool = current(maps.get(), shardId);
+      if (!pool.enterSession(config.bulkheadMaxConcurrent())) {
+        throw saturated(shardId, "the limit of " + config.bulkheadMaxConcurrent() + " concurrent units of work on it ("
+            + ShardwiseSettings.BULKHEAD_MAX_CONCURRENT + ") is reached", null);
+      }
+      Connection c;
+      try {
+        c = lend(pool, shardId, true);
+      } catch (RuntimeException e) {
+        pool.leaveSession();
+        throw e;
+      }
+      if (c != null) {
+        return ShardConnection.wrap(c, shardId, pool.socketTimeoutMs(), pool.breaker(), pool);
+      }
+      // retired between the lookup and the borrow: the map holds its successor now
+      pool.leaveSession();
     }
   }
 
-  private Connection checkout(ShardMap map, String shardId, boolean forSession) {
+  /**
+   * Counts a session's unit of work out of the bulkhead of the pool {@code connection} came from
+   * ({@link #sessionConnection}); any other connection is left alone.
+   */
+  public void leave(Connection connection) {
+    if (connection instanceof ShardConnection shard && shard.lender() instanceof RetiringPool pool) {
+      pool.leaveSession();
+    }
+  }
+
+  private Connection checkout(ShardMap map, String shardId) {
+    while (true) {
+      RetiringPool pool = current(map, shardId);
+      Connection c = lend(pool, shardId, false);
+      if (c != null) {
+        return c;
+      }
+      // retired between the lookup and the borrow: the map holds its successor now
+    }
+  }
+
+  /** The pool of {@code shardId}'s primary as {@code map} describes it; created or replaced when needed. */
+  private RetiringPool current(ShardMap map, String shardId) {
+    RetiringPool pool = pools.get(shardId);
+    if (pool != null && pool.currentIn(map)) {
+      return pool;
+    }
     ShardDescriptor shard = map.shards().get(shardId);
     if (shard == null) {
       throw new ShardUnavailableException("Shard '" + shardId + "' is not in shard map version " + map.version()
@@ -96,40 +137,40 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       throw new ShardUnavailableException("Shard '" + shardId + "' (" + JdbcUrls.redact(shard.primaryUrl())
           + ") is OFFLINE in shard map version " + map.version() + "; bring it back ACTIVE before routing to it.");
     }
-    while (true) {
-      RetiringPool pool = pools.get(shardId);
-      if (pool == null || !pool.url().equals(shard.primaryUrl())) {
-        pool = replace(shardId, shard.primaryUrl());
+    if (pool == null || !pool.url().equals(shard.primaryUrl())) {
+      pool = replace(shardId, shard.primaryUrl());
+    }
+    pool.checkedAgainst(map);
+    return pool;
+  }
+
+  /**
+   * A connection from {@code pool} past its breaker, or null when the pool was retired before the
+   * borrow began; {@code counted} when the caller's unit of work is counted in the pool's bulkhead.
+   */
+  private Connection lend(RetiringPool pool, String shardId, boolean counted) {
+    NodeBreaker breaker = pool.breaker();
+    int permit = breaker.permit();
+    if (permit == NodeBreaker.REFUSED) {
+      throw breaker.refusal();
+    }
+    if (permit == NodeBreaker.PROBE) {
+      probe(config, shardId, pool.url(), breaker, false);
+      permit = NodeBreaker.PASS;
+    }
+    try {
+      return counted ? pool.borrowCounted() : pool.borrow();
+    } catch (SQLException e) {
+      HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
+      if (stats != null && stats.getActiveConnections() >= config.poolSize()) {
+        // every connection is out and none came back in time: a busy shard, not a dead one
+        throw saturated(shardId, "no connection came back within "
+            + config.timeouts(shardId, false).connectionTimeoutMs() + " ms", e);
       }
-      NodeBreaker breaker = pool.breaker();
-      int permit = breaker.permit();
-      if (permit == NodeBreaker.REFUSED) {
-        throw breaker.refusal();
-      }
-      if (permit == NodeBreaker.PROBE) {
-        probe(config, shardId, pool.url(), breaker, false);
-        permit = NodeBreaker.PASS;
-      }
-      Connection c;
-      try {
-        c = pool.borrow();
-      } catch (SQLException e) {
-        HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
-        if (stats != null && stats.getActiveConnections() >= config.poolSize()) {
-          // every connection is out and none came back in time: a busy shard, not a dead one
-          throw saturated(shardId, "no connection came back within "
-              + config.timeouts(shardId, false).connectionTimeoutMs() + " ms", e);
-        }
-        ShardUnavailableException failure = unavailable(shardId, pool, e);
-        breaker.failed(permit == NodeBreaker.PROBE, "no connection: timed out after "
-            + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + rootMessage(e) + ")");
-        throw failure;
-      }
-      if (c != null) {
-        return forSession ? ShardConnection.wrap(c, shardId, config.timeouts(shardId, false).socketTimeoutMs(), breaker)
-            : c;
-      }
-      // retired between the lookup and the borrow: the map holds its successor now
+      ShardUnavailableException failure = unavailable(shardId, pool, e);
+      breaker.failed(permit == NodeBreaker.PROBE, "no connection: timed out after "
+          + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + rootMessage(e) + ")");
+      throw failure;
     }
   }
 
@@ -175,31 +216,11 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // The bulkhead: units of work holding or waiting for a primary connection, per shard
   // ---------------------------------------------------------------------------------------------
-
-  /**
-   * Counts a unit of work in on {@code shardId}'s primary, or refuses it at once with
-   * {@link ShardSaturatedException} when {@code shardwise.bulkhead.max_concurrent} are already in;
-   * pair with {@link #leave}. An increment and a map lookup, nothing allocated.
-   */
-  public void enter(String shardId) {
-    AtomicInteger inside = bulkheads.get(shardId);
-    if (inside == null) {
-      inside = bulkheads.computeIfAbsent(shardId, id -> new AtomicInteger());
-    }
-    if (inside.incrementAndGet() > config.bulkheadMaxConcurrent()) {
-      inside.decrementAndGet();
-      throw saturated(shardId, "the limit of " + config.bulkheadMaxConcurrent() + " concurrent units of work on it ("
-          + ShardwiseSettings.BULKHEAD_MAX_CONCURRENT + ") is reached", null);
-    }
-  }
-
-  /** Counts a unit of work out of {@code shardId}'s bulkhead. */
-  public void leave(String shardId) {
-    AtomicInteger inside = bulkheads.get(shardId);
-    if (inside != null) {
-      inside.decrementAndGet();
-    }
-  }
+  //
+  // Counted by the pool that serves the shard now (RetiringPool.enterSession): the same count
+  // tells a replaced pool when its last session is gone. While a changed primary URL replaces
+  // the pool, units still on the old pool are not counted against the new one: for that moment
+  // the shard may hold up to twice the limit, each pool at most the limit.
 
   private ShardSaturatedException saturated(String shardId, String why, Throwable cause) {
     RetiringPool pool = pools.get(shardId);
@@ -218,7 +239,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       return current;
     }
     RetiringPool fresh = new RetiringPool(url, newPool(shardId, url), newBreaker(config, shardId,
-        "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()));
+        "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()),
+        config.timeouts(shardId, false).socketTimeoutMs());
     pools.put(shardId, fresh);
     if (current != null) {
       retire(current);
@@ -388,6 +410,11 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   public HikariDataSource poolOf(String shardId) {
     RetiringPool pool = pools.get(shardId);
     return pool == null ? null : pool.dataSource();
+  }
+
+  /** For tests: the retiring pool behind a shard, or null before its first use. */
+  RetiringPool retiringPoolOf(String shardId) {
+    return pools.get(shardId);
   }
 
   @Override

@@ -86,7 +86,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     try {
       connection.close();
     } finally {
-      primaries.leave(shardId);
+      primaries.leave(connection);
     }
   }
 

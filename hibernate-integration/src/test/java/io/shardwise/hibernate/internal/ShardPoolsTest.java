@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.shardwise.hibernate.routing.ShardDescriptor;
@@ -23,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** A shard's pool replaced (the map gives the primary a new URL) while other threads still use the old one. */
@@ -71,6 +73,43 @@ class ShardPoolsTest {
       await().atMost(Duration.ofSeconds(10)).until(old::isClosed);
     } finally {
       threads.shutdownNow();
+    }
+  }
+
+  /**
+   * A Hibernate session's connection keeps its pool open through the bulkhead's count, which lasts
+   * until the session is counted out after its connection came back: a pool replaced meanwhile is
+   * not drained by the return alone, and is once the unit of work is counted out.
+   */
+  @Test
+  void aSessionsUnitOfWorkKeepsAReplacedPoolOpenUntilItIsCountedOut(@Node(shard = 0) String url) throws Exception {
+    ShardwiseConfig config = ShardwiseConfig.from(Map.of("shardwise.shards", "s0", "shardwise.shard.s0.url", url,
+        "shardwise.user", "postgres", "shardwise.pool.size", "2"));
+    ShardMap before = config.staticMap();
+    String movedUrl = url + "?ApplicationName=moved";
+    ShardMap after = ShardMap.evenlyAssigned(2, List.of(new ShardDescriptor("s0", movedUrl, List.of(), 1,
+        ShardState.ACTIVE)), before.bucketCount());
+    AtomicReference<ShardMap> current = new AtomicReference<>(before);
+    try (ShardPools pools = new ShardPools(config, current::get)) {
+      Connection session = pools.sessionConnection("s0");
+      assertNotEquals("moved", text(session, "SELECT current_setting('application_name')"));
+      RetiringPool old = pools.retiringPoolOf("s0");
+
+      current.set(after);
+      Connection moved = pools.sessionConnection("s0");
+      assertEquals("moved", text(moved, "SELECT current_setting('application_name')"));
+      moved.close();
+      pools.leave(moved);
+      assertNotSame(old, pools.retiringPoolOf("s0"));
+
+      // the session's connection is back in the old pool, but its unit of work is still counted in
+      session.close();
+      assertEquals(0, old.dataSource().getHikariPoolMXBean().getActiveConnections());
+      assertFalse(old.drained(), "a session counted in keeps the pool open");
+      pools.leave(session);
+      assertTrue(old.drained(), "drained once the session is counted out");
+      await().atMost(Duration.ofSeconds(10)).until(() -> old.dataSource().isClosed());
+      assertFalse(pools.poolOf("s0").isClosed(), "the successor serves on");
     }
   }
 

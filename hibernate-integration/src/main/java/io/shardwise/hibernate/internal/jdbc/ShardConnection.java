@@ -51,6 +51,8 @@ public final class ShardConnection implements Connection {
   private final Supplier<String> node;
   private final long socketTimeoutMs;
   private final NodeBreaker breaker;
+  /** What lent the connection, for the lender to settle its return (see {@link #lender()}); may be null. */
+  private final Object lender;
   private ShardUnavailableException failure;
   /** A unit-of-work deadline ({@link #startDeadline}): System.nanoTime() at which it passes, and its length; 0 for none. */
   private long deadlineNanos;
@@ -59,8 +61,9 @@ public final class ShardConnection implements Connection {
   private long cancelAtNanos;
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
-      NodeBreaker breaker) {
+      NodeBreaker breaker, Object lender) {
     this.breaker = breaker;
+    this.lender = lender;
     this.target = target;
     this.shardId = shardId;
     this.node = node;
@@ -72,7 +75,7 @@ public final class ShardConnection implements Connection {
    *     {@code replica 10.0.0.6:5432}); asked only when a failure happens
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node) {
-    return new ShardConnection(target, shardId, node, 0, null);
+    return new ShardConnection(target, shardId, node, 0, null, null);
   }
 
   /**
@@ -80,7 +83,7 @@ public final class ShardConnection implements Connection {
    * {@code socketTimeoutMs}: such a failure says "timed out after N ms".
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
-    return new ShardConnection(target, shardId, node, socketTimeoutMs, null);
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, null, null);
   }
 
   /**
@@ -89,7 +92,7 @@ public final class ShardConnection implements Connection {
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
       NodeBreaker breaker) {
-    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker);
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker, null);
   }
 
   /**
@@ -97,7 +100,21 @@ public final class ShardConnection implements Connection {
    * allocated for the name on the way in.
    */
   public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker) {
-    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker);
+    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, null);
+  }
+
+  /**
+   * The same, remembering what lent the connection (a pool that counts its sessions), so that the
+   * return is settled without looking the lender up again.
+   */
+  public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker,
+      Object lender) {
+    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, lender);
+  }
+
+  /** What lent this connection, as given to {@link #wrap(Connection, String, long, NodeBreaker, Object)}; else null. */
+  public Object lender() {
+    return lender;
   }
 
   /** The server as failure messages name it. */
