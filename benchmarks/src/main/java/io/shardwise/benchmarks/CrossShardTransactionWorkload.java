@@ -18,7 +18,6 @@ import io.shardwise.testkit.PostgresTopology;
 import jakarta.persistence.LockModeType;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -72,7 +71,8 @@ import org.hibernate.SessionFactory;
  * ops/s, p50 and p99 latency of the whole call, and client CPU per transfer: the CPU time of the
  * worker threads during the measured interval divided by the transfers they completed in it (what
  * the transfer costs the application's threads), and the process's CPU time over the same interval
- * divided by the same count (adds JIT, GC and Shardwise's background threads).
+ * divided by the same count (adds JIT, GC and Shardwise's background threads); and the bytes the
+ * worker threads allocated per transfer, which a loaded machine hardly moves.
  *
  * <p>Run from the repository root:
  *
@@ -466,7 +466,8 @@ public final class CrossShardTransactionWorkload {
   private static final int WARMUP = 0;
   private static final int MEASURE = 1;
   private static final int STOP = 2;
-  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
   private static final com.sun.management.OperatingSystemMXBean OS =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -504,6 +505,7 @@ public final class CrossShardTransactionWorkload {
     }
 
     long workerCpuBefore = cpuTime(running);
+    long workerBytesBefore = allocatedBytes(running);
     long processCpuBefore = OS.getProcessCpuTime();
     long start = System.nanoTime();
     phase = MEASURE;
@@ -518,6 +520,7 @@ public final class CrossShardTransactionWorkload {
     phase = STOP;
     long elapsed = System.nanoTime() - start;
     long workerCpu = cpuTime(running) - workerCpuBefore;
+    long workerBytes = allocatedBytes(running) - workerBytesBefore;
     long processCpu = OS.getProcessCpuTime() - processCpuBefore;
     for (Thread thread : running) {
       thread.join(60_000);
@@ -536,18 +539,31 @@ public final class CrossShardTransactionWorkload {
       }
     }
     Cell cell = new Cell(mode, threads, round, all.size() * 1e9 / elapsed, perSecond, all.sorted(), workerCpu,
-        processCpu, errors, firstError);
+        processCpu, workerBytes, errors, firstError);
     System.out.println("[tx-bench]   " + cell.summary());
     return cell;
   }
 
+  /**
+   * The bytes the threads have allocated so far (a thread that ended counts nothing): unlike CPU
+   * time, hardly moved by a loaded machine, so it shows a change of the code path in a short run.
+   */
+  private static long allocatedBytes(List<Thread> threads) {
+    return sumOver(threads, t -> THREADS.getThreadAllocatedBytes(t.getId()));
+  }
+
   /** The CPU time the threads have used so far (a thread that ended counts nothing). */
   private static long cpuTime(List<Thread> threads) {
+    return sumOver(threads, t -> THREADS.getThreadCpuTime(t.getId()));
+  }
+
+  /** The sum of {@code measure} over the threads, leaving out the -1 of a thread that ended. */
+  private static long sumOver(List<Thread> threads, java.util.function.ToLongFunction<Thread> measure) {
     long sum = 0;
     for (Thread t : threads) {
-      long cpu = THREADS.getThreadCpuTime(t.getId());
-      if (cpu > 0) {
-        sum += cpu;
+      long value = measure.applyAsLong(t);
+      if (value > 0) {
+        sum += value;
       }
     }
     return sum;
@@ -600,11 +616,12 @@ public final class CrossShardTransactionWorkload {
     final long[] sortedNanos;
     final long workerCpuNanos;
     final long processCpuNanos;
+    final long workerAllocatedBytes;
     final long errors;
     final String firstError;
 
     Cell(Mode mode, int threads, int round, double opsPerSecond, long[] perSecond, long[] sortedNanos,
-        long workerCpuNanos, long processCpuNanos, long errors, String firstError) {
+        long workerCpuNanos, long processCpuNanos, long workerAllocatedBytes, long errors, String firstError) {
       this.mode = mode;
       this.threads = threads;
       this.round = round;
@@ -613,6 +630,7 @@ public final class CrossShardTransactionWorkload {
       this.sortedNanos = sortedNanos;
       this.workerCpuNanos = workerCpuNanos;
       this.processCpuNanos = processCpuNanos;
+      this.workerAllocatedBytes = workerAllocatedBytes;
       this.errors = errors;
       this.firstError = firstError;
     }
@@ -625,6 +643,10 @@ public final class CrossShardTransactionWorkload {
       return sortedNanos.length == 0 ? Double.NaN : processCpuNanos / 1e3 / sortedNanos.length;
     }
 
+    double workerKilobytesPerTransfer() {
+      return sortedNanos.length == 0 ? Double.NaN : workerAllocatedBytes / 1024.0 / sortedNanos.length;
+    }
+
     double p50Ms() {
       return percentile(sortedNanos, 0.50) / 1e6;
     }
@@ -635,10 +657,12 @@ public final class CrossShardTransactionWorkload {
 
     String summary() {
       return String.format(Locale.ROOT, "%s, %d thread(s), round %d: %.0f ops/s (per second %d-%d), p50 %.2f ms,"
-              + " p99 %.2f ms, CPU per transfer %.0f us in workers / %.0f us in the process, %d transfers, %d errors%s",
+              + " p99 %.2f ms, CPU per transfer %.0f us in workers / %.0f us in the process, %.1f KB allocated per transfer in workers, %d transfers,"
+              + " %d errors%s",
           mode.label, threads, round + 1, opsPerSecond, Workloads.min(perSecond), Workloads.max(perSecond),
           Workloads.percentile(sortedNanos, 0.50) / 1e6, Workloads.percentile(sortedNanos, 0.99) / 1e6,
-          workerCpuMicrosPerTransfer(), processCpuMicrosPerTransfer(), sortedNanos.length, errors,
+          workerCpuMicrosPerTransfer(), processCpuMicrosPerTransfer(), workerKilobytesPerTransfer(), sortedNanos.length,
+          errors,
           firstError == null ? "" : " (first: " + firstError + ")");
     }
   }
@@ -719,8 +743,9 @@ public final class CrossShardTransactionWorkload {
         System.getProperty("java.vm.name"), System.getProperty("java.version"), System.getProperty("os.name"),
         System.getProperty("os.arch"), postgres, o));
     b.append("| Threads | Transfer | ops/s, median of rounds (min–max) | × JDBC 2PC | × Hibernate 2PC | × local"
-        + " | p50 ms | p99 ms | CPU µs/transfer, workers | CPU µs/transfer, process | Errors |\n");
-    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        + " | p50 ms | p99 ms | CPU µs/transfer, workers | CPU µs/transfer, process | KB allocated/transfer, workers"
+        + " | Errors |\n");
+    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int threads : o.threads) {
       for (Mode mode : o.modes) {
         List<Cell> mine = cells.stream().filter(c -> c.threads == threads && c.mode == mode).toList();
@@ -731,13 +756,14 @@ public final class CrossShardTransactionWorkload {
         LongList latencies = new LongList();
         mine.forEach(c -> latencies.addAll(c.sortedNanos));
         long[] sorted = latencies.sorted();
-        b.append(String.format(Locale.ROOT, "| %d | %s | %,.0f (%,.0f–%,.0f) | %s | %s | %s | %.2f | %.2f | %.0f | %.0f | %d |%n",
+        b.append(String.format(Locale.ROOT, "| %d | %s | %,.0f (%,.0f–%,.0f) | %s | %s | %s | %.2f | %.2f | %.0f | %.0f | %.1f | %d |%n",
             threads, mode.label, median(ops), Arrays.stream(ops).min().orElse(0), Arrays.stream(ops).max().orElse(0),
             ratioColumn(cells, threads, mode, Mode.JDBC_2PC), ratioColumn(cells, threads, mode, Mode.HIBERNATE_2PC),
             ratioColumn(cells, threads, mode, Mode.LOCAL),
             Workloads.percentile(sorted, 0.50) / 1e6, Workloads.percentile(sorted, 0.99) / 1e6,
             median(mine.stream().mapToDouble(Cell::workerCpuMicrosPerTransfer).toArray()),
             median(mine.stream().mapToDouble(Cell::processCpuMicrosPerTransfer).toArray()),
+            median(mine.stream().mapToDouble(Cell::workerKilobytesPerTransfer).toArray()),
             mine.stream().mapToLong(c -> c.errors).sum()));
       }
     }

@@ -379,7 +379,8 @@ public final class ShardedSessions {
    */
   private <R> R counted(String what,
       java.util.function.Function<java.util.function.Function<String, org.hibernate.Session>, R> twoPhase) {
-    Set<String> touched = new java.util.concurrent.ConcurrentSkipListSet<>();
+    // the opener runs on this thread, inside twoPhase: a plain sorted set will do
+    Set<String> touched = new java.util.TreeSet<>();
     ShardwiseObservations.Observed observed = observations == null ? null : observations.crossShard(what);
     java.util.Map<String, ShardwiseObservations.Observed> participants =
         observed == null ? null : new java.util.concurrent.ConcurrentHashMap<>();

@@ -113,6 +113,25 @@ class CrossShardTransactionApiTest {
     assertEquals(2 * committed.get(), BankFixture.legsByTransfer(pg).values().stream().mapToInt(i -> i).sum());
   }
 
+  /**
+   * Each participant flushes once, when the work returns: the deciding shard's COMMIT does not
+   * flush again (it used to: a second dirty-checking pass on the commit path), and what the work
+   * changed still commits on both shards, the deciding one included.
+   */
+  @Test
+  void eachParticipantFlushesOnceAndEveryShardCommits() throws Exception {
+    long a = BankFixture.key(shards, "shard0", 1);
+    long b = BankFixture.key(shards, "shard1", 1);
+    sf.getStatistics().clear();
+
+    transfer("flush-once", a, b, 7);
+
+    assertEquals(2, sf.getStatistics().getFlushCount(), "flushes of a transfer over two shards");
+    assertEquals(INITIAL - 7, BankFixture.balances(pg).get(a));
+    assertEquals(INITIAL + 7, BankFixture.balances(pg).get(b));
+    assertEquals(Map.of("flush-once", 2), BankFixture.legsByTransfer(pg));
+  }
+
   @Test
   void theWorksOwnExceptionComesOutUnchangedAndNothingIsWritten() throws Exception {
     long a = BankFixture.key(shards, "shard0", 1);
@@ -195,6 +214,7 @@ class CrossShardTransactionApiTest {
         .entities(Account.class, TransferLeg.class, io.shardwise.hibernate.shop.Country.class)
         .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
         .property(ShardwiseSettings.POOL_SIZE, "8")
+        .property("hibernate.generate_statistics", "true")
         .property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "600000");
     pg.shards().forEach(shard -> b.shard(ShopFixture.shardId(shard.index()),
         shard.primary().jdbcUrl() + "?options=-c%20lock_timeout%3D120000"));

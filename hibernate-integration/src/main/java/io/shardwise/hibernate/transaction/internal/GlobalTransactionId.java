@@ -34,9 +34,6 @@ final class GlobalTransactionId {
   static final String INCARNATION_SQL = "left(md5((SELECT system_identifier FROM pg_control_system())::text || ':'"
       + " || left(pg_walfile_name(pg_current_wal_lsn()), 8)), 12)";
 
-  private static final Pattern COORDINATOR = Pattern.compile("[0-9a-f]{16}");
-  private static final Pattern SHARD = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}");
-  private static final Pattern INCARNATION = Pattern.compile("[0-9a-f]{12}");
   private static final Pattern FORMAT = Pattern.compile(
       "sw:([0-9a-f]{16}):([A-Za-z0-9_][A-Za-z0-9_.-]{0,62}):([0-9a-f]{12}):(0|[1-9][0-9]{0,19})");
 
@@ -45,15 +42,17 @@ final class GlobalTransactionId {
   private final String deciderIncarnation;
   private final long deciderXid;
   private final String gid;
+  private final String sqlLiteral;
 
+  /** Checks each part by hand (no regular expression: the coordinator builds one id per commit). */
   GlobalTransactionId(String coordinator, String deciderShard, String deciderIncarnation, long deciderXid) {
-    if (coordinator == null || !COORDINATOR.matcher(coordinator).matches()) {
+    if (!isLowerHex(coordinator, 16)) {
       throw new IllegalArgumentException("A coordinator id is 16 lowercase hex digits, was '" + coordinator + "'");
     }
-    if (deciderShard == null || !SHARD.matcher(deciderShard).matches()) {
+    if (!isShardId(deciderShard)) {
       throw new IllegalArgumentException("Not a shard id: '" + deciderShard + "'");
     }
-    if (deciderIncarnation == null || !INCARNATION.matcher(deciderIncarnation).matches()) {
+    if (!isLowerHex(deciderIncarnation, 12)) {
       throw new IllegalArgumentException("An incarnation is 12 lowercase hex digits, was '" + deciderIncarnation + "'");
     }
     this.coordinator = coordinator;
@@ -61,6 +60,36 @@ final class GlobalTransactionId {
     this.deciderIncarnation = deciderIncarnation;
     this.deciderXid = deciderXid;
     this.gid = PREFIX + coordinator + ":" + deciderShard + ":" + deciderIncarnation + ":" + Long.toUnsignedString(deciderXid);
+    this.sqlLiteral = "'" + gid + "'";
+  }
+
+  /** {@code [0-9a-f]{length}}. */
+  private static boolean isLowerHex(String s, int length) {
+    if (s == null || s.length() != length) {
+      return false;
+    }
+    for (int i = 0; i < length; i++) {
+      char c = s.charAt(i);
+      if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@code [A-Za-z0-9_][A-Za-z0-9_.-]{0,62}}, as in {@link #FORMAT}. */
+  private static boolean isShardId(String s) {
+    if (s == null || s.isEmpty() || s.length() > 63) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean word = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_';
+      if (!word && (i == 0 || c != '.' && c != '-')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   String coordinator() {
@@ -112,7 +141,7 @@ final class GlobalTransactionId {
    * validated parts, whose characters need no quoting.
    */
   String sqlLiteral() {
-    return "'" + gid() + "'";
+    return sqlLiteral;
   }
 
   @Override

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.hibernate.FlushMode;
 import org.hibernate.Session;
 import org.hibernate.Transaction;
 
@@ -162,10 +163,16 @@ public final class TwoPhaseCommit {
     }
   }
 
+  /**
+   * Step 1. The work is over, so each session is switched to manual flushing once flushed: the
+   * decider's commit then sends its COMMIT without a second flush (another dirty-checking pass over
+   * every entity the work loaded, which finds nothing left to write).
+   */
   private void flushAll(List<Participant> all) {
     for (Participant p : all) {
       try {
         p.session.flush();
+        p.session.setHibernateFlushMode(FlushMode.MANUAL);
       } catch (RuntimeException e) {
         abort(null, all, e);
         throw aborted("(not started)", "flushing on shard '" + p.shardId + "' failed: " + e.getMessage(), e);
@@ -484,9 +491,9 @@ public final class TwoPhaseCommit {
 
   /**
    * Runs {@code sql} (statements separated by ';', sent in one round trip, each run only if the
-   * ones before succeeded) and returns the first row of the first result set.
+   * ones before succeeded) and returns the first column of the first row of the first result set.
    */
-  private static String[] firstRow(Statement s, String sql) throws SQLException {
+  private static String firstValue(Statement s, String sql) throws SQLException {
     boolean isResultSet = s.execute(sql);
     while (true) {
       if (isResultSet) {
@@ -494,11 +501,7 @@ public final class TwoPhaseCommit {
           if (!rs.next()) {
             throw new SQLException("'" + sql + "' returned no row");
           }
-          String[] row = new String[rs.getMetaData().getColumnCount()];
-          for (int i = 0; i < row.length; i++) {
-            row[i] = rs.getString(i + 1);
-          }
-          return row;
+          return rs.getString(1);
         }
       }
       if (s.getUpdateCount() == -1) {
@@ -840,8 +843,8 @@ public final class TwoPhaseCommit {
         try (Statement s = c.createStatement()) {
           // One round trip. PostgreSQL answers PREPARE in an already failed transaction with a
           // rollback, not an error; the SELECT before it fails there, and then PREPARE never runs.
-          return Long.parseUnsignedLong(firstRow(s, "SELECT pg_current_xact_id(); PREPARE TRANSACTION "
-              + id.sqlLiteral())[0]);
+          return Long.parseUnsignedLong(firstValue(s, "SELECT pg_current_xact_id(); PREPARE TRANSACTION "
+              + id.sqlLiteral()));
         }
       });
       prepared = true;
