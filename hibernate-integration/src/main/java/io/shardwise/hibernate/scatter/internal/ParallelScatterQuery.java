@@ -171,7 +171,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   private ScatterResult<T> result(ShardwiseObservations.Observed observed) {
     long started = System.nanoTime();
     long deadlineNanos = started + deadline.toNanos();
-    ScatterPlan plan = ScatterPlanner.plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
+    ScatterPlan plan = context.plans().plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
         context.placement());
     boolean single = plan.selectionCount() == 1 && resultType != Object[].class;
     if (!single && resultType != Object[].class && resultType != Object.class) {
@@ -187,7 +187,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     String keyset = after == null ? null : keysetPredicate(plan, keysetParameters);
     // offset + limit <= maxRows <= Integer.MAX_VALUE, checked above
     int perShardMax = plan.pushesDownLimit() && limit >= 0 ? (int) (offset + limit) : -1;
-    String shardHql = plan.shardHql(keyset);
+    String shardHql = QueryGuard.scatterGather(plan.shardHql(keyset));
     RowBudget budget = new RowBudget(maxRows);
     // one snapshot of the map: while buckets move, each shard is read only for the buckets it serves
     // reads of (no cost otherwise: the filter is built only when some bucket has a copy)
@@ -212,7 +212,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     for (String shardId : shardIds) {
       String bucketFilter = filtered ? bucketFilter(plan, map, shardId) : null;
-      String hqlOfShard = bucketFilter == null ? shardHql : plan.shardHql(keyset, bucketFilter);
+      String hqlOfShard = bucketFilter == null ? shardHql : QueryGuard.scatterGather(plan.shardHql(keyset, bucketFilter));
       boolean joined = shardId.equals(joinedShard);
       ScatterContext.ShardReader reader = joined ? this::readInJoinedTransaction : context.reader();
       // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
@@ -539,7 +539,8 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   /** The shard query, its parameters bound, limited to {@code maxRows} rows unless that is -1. */
   private SelectionQuery<Object[]> shardQuery(Session session, String shardHql, Map<String, Object> keysetParameters,
       int maxRows) {
-    SelectionQuery<Object[]> query = session.createSelectionQuery(QueryGuard.scatterGather(shardHql), Object[].class);
+    // shardHql carries QueryGuard's scatter-gather mark already: one string for every shard, its hash computed once
+    SelectionQuery<Object[]> query = session.createSelectionQuery(shardHql, Object[].class);
     // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
     Set<String> names = query.getParameterMetadata().getNamedParameterNames();
     Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
