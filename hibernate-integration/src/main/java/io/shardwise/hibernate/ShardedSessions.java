@@ -223,7 +223,7 @@ public final class ShardedSessions {
   public ScatterQueries scatter(Session session) {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
         components::scatterExecutor, this::readForScatter, components.config().scatter(), router::map,
-        type -> components.model().byClass(type), metrics, observations, session));
+        type -> components.model().byClass(type), metrics, observations, session, components.scatterPlans()));
   }
 
   /** One shard's part of a scatter query, timed per shard, and observed as a child of {@code scatter} when traced. */

@@ -1,11 +1,14 @@
 package io.shardwise.hibernate.scatter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.Merge;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.Shape;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan;
 import io.shardwise.hibernate.scatter.internal.ScatterPlanner;
+import io.shardwise.hibernate.scatter.internal.ScatterPlans;
 import java.util.List;
 import org.hibernate.SessionFactory;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
@@ -34,6 +37,19 @@ class ScatterPlanTest {
 
   private static List<Merge> merges(ScatterPlan plan) {
     return plan.columns().stream().map(ScatterPlan.Column::merge).toList();
+  }
+
+  @Test
+  void eachTextIsPlannedOnceAndARefusedTextIsRefusedEveryTime() {
+    SessionFactoryImplementor sf = sessionFactory.unwrap(SessionFactoryImplementor.class);
+    ScatterPlans plans = new ScatterPlans();
+    String grouped = "select s.region, count(s) from Sale s group by s.region";
+    ScatterPlan first = plans.plan(sf, grouped, type -> null);
+    assertSame(first, plans.plan(sf, grouped, type -> null));
+    assertEquals(plan(grouped), first);
+    String union = "select s.id from Sale s union select s.id from Sale s";
+    assertThrows(UnsupportedScatterQueryException.class, () -> plans.plan(sf, union, type -> null));
+    assertThrows(UnsupportedScatterQueryException.class, () -> plans.plan(sf, union, type -> null));
   }
 
   @Test

@@ -83,6 +83,8 @@ public final class ShardwiseComponents implements AutoCloseable {
   private final NewRootPlacement newRoots;
   private volatile CrossShardService crossShard;
   private ScatterExecutor scatterExecutor;
+  private final io.shardwise.hibernate.scatter.internal.ScatterPlans scatterPlans =
+      new io.shardwise.hibernate.scatter.internal.ScatterPlans();
   private final ShardwiseMetrics metrics;
   private final ShardwiseObservations observations;
   private final SchemaGate schemaGate;
@@ -284,6 +286,11 @@ public final class ShardwiseComponents implements AutoCloseable {
           config.scatter().threadsFor(router.map().shards().size()));
     }
     return scatterExecutor;
+  }
+
+  /** The scatter queries' plans by query text (see {@link io.shardwise.hibernate.scatter.internal.ScatterPlans}). */
+  public io.shardwise.hibernate.scatter.internal.ScatterPlans scatterPlans() {
+    return scatterPlans;
   }
 
   /** Where a scatter query finds an entity class: a reference table, a co-location group, or nowhere (null). */

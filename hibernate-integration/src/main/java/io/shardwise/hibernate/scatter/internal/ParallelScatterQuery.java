@@ -171,7 +171,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   private ScatterResult<T> result(ShardwiseObservations.Observed observed) {
     long started = System.nanoTime();
     long deadlineNanos = started + deadline.toNanos();
-    ScatterPlan plan = ScatterPlanner.plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
+    ScatterPlan plan = context.plans().plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
         context.placement());
     boolean single = plan.selectionCount() == 1 && resultType != Object[].class;
     if (!single && resultType != Object[].class && resultType != Object.class) {
@@ -187,7 +187,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     String keyset = after == null ? null : keysetPredicate(plan, keysetParameters);
     // offset + limit <= maxRows <= Integer.MAX_VALUE, checked above
     int perShardMax = plan.pushesDownLimit() && limit >= 0 ? (int) (offset + limit) : -1;
-    String shardHql = plan.shardHql(keyset);
+    String shardHql = QueryGuard.scatterGather(plan.shardHql(keyset));
     RowBudget budget = new RowBudget(maxRows);
     // one snapshot of the map: while buckets move, each shard is read only for the buckets it serves
     // reads of (no cost otherwise: the filter is built only when some bucket has a copy)
@@ -207,16 +207,17 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       shardIds = Set.of(joinedShard);
     }
 
-    boolean bounded = boundedPerShard(plan, perShardMax);
+    Part part = boundedPerShard(plan, perShardMax) ? Part.ONE_STATEMENT
+        : plan.fetchJoin() ? Part.CURSOR : Part.FIRST_FETCH_THEN_CURSOR;
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     for (String shardId : shardIds) {
       String bucketFilter = filtered ? bucketFilter(plan, map, shardId) : null;
-      String hqlOfShard = bucketFilter == null ? shardHql : plan.shardHql(keyset, bucketFilter);
+      String hqlOfShard = bucketFilter == null ? shardHql : QueryGuard.scatterGather(plan.shardHql(keyset, bucketFilter));
       boolean joined = shardId.equals(joinedShard);
       ScatterContext.ShardReader reader = joined ? this::readInJoinedTransaction : context.reader();
       // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
-      boolean boundedHere = bounded && !joined;
-      tasks.put(shardId, () -> runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax, boundedHere,
+      Part partHere = joined ? Part.CURSOR : part;
+      tasks.put(shardId, () -> runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax, partHere,
           deadlineNanos, budget));
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
@@ -423,82 +424,161 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
    * Whether every shard sends at most one fetch of rows ({@code shardwise.scatter.fetch_size}): a
    * pushed-down limit no larger than that, or an aggregate without grouping (one row per shard).
    * Such a part needs no cursor, so it runs as one autocommit statement, cancelled at the deadline
-   * by the driver: no transaction to begin and commit, no {@code SET LOCAL statement_timeout}.
+   * by the driver: no transaction to begin and commit, no {@code SET LOCAL statement_timeout}
+   * ({@link Part#ONE_STATEMENT}).
    */
   private boolean boundedPerShard(ScatterPlan plan, int perShardMax) {
     return plan.shape() == ScatterPlan.Shape.AGGREGATE && plan.groupBy() == null
         || perShardMax >= 0 && perShardMax <= context.settings().fetchSize();
   }
 
+  /** How one shard's part reads its rows. */
+  private enum Part {
+    /**
+     * The part sends at most one fetch ({@link #boundedPerShard}): one autocommit statement, which
+     * the driver cancels on the server at the deadline.
+     */
+    ONE_STATEMENT,
+    /**
+     * The part's size is not known: one autocommit statement asks for one row more than a fetch; if
+     * the rows fit one fetch they are the answer (a {@code group by} over a few groups, a filter that
+     * leaves few rows), else the part is read again through a cursor, as {@link #CURSOR}, in the same
+     * session. Never more than a fetch and a row is held before the rows are counted against the cap.
+     */
+    FIRST_FETCH_THEN_CURSOR,
+    /**
+     * A server-side cursor inside a read-only transaction, its rows counted against the cap as they
+     * arrive; every fetch is a statement of its own, so the server's {@code statement_timeout} is set
+     * to the time left. The joined session's part, and a part that fetches a join (whose row limit
+     * Hibernate might apply in memory), always read this way.
+     */
+    CURSOR
+  }
+
   /**
-   * One shard's part. A bounded part ({@link #boundedPerShard}) is one statement outside a
-   * transaction, which the driver cancels on the server at the deadline. Any other part reads
-   * through a server-side cursor, so that rows are counted against the cap as they arrive; a cursor
-   * needs a transaction, and its later fetches are statements of their own, so there the server's
-   * {@code statement_timeout} is set to the time left for every one of them.
+   * One shard's part, read as {@code part} says. The socket timeout follows the deadline (plus a
+   * grace, so the server's cancellation arrives first), not the pool's point-lookup default, which
+   * the pool restores when the connection comes back.
    */
   private List<Object[]> runOnShard(ScatterContext.ShardReader reader, String shardId,
       ShardwiseObservations.Observed scatter, String shardHql, Map<String, Object> keysetParameters, int perShardMax,
-      boolean bounded, long deadlineNanos, RowBudget budget) {
-    return reader.read(shardId, !bounded, scatter, session -> {
-      long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
-      if (leftMs <= 0) {
-        throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);
-      }
+      Part part, long deadlineNanos, RowBudget budget) {
+    return reader.read(shardId, part == Part.CURSOR, scatter, session -> {
+      long leftMs = timeLeftMs(shardId, deadlineNanos);
       // the server cancels the statement at the deadline: a late shard stops working, not just being waited for
-      // and the socket timeout follows the deadline, not the point-lookup default of the pool (the
-      // pool restores its own when the connection comes back)
       session.doWork(c -> {
         c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS));
-        if (bounded) {
-          ShardConnection.cancelStatementsAt(c, deadlineNanos);
+        if (part == Part.CURSOR) {
+          setStatementTimeout(c, leftMs);
         } else {
-          try (Statement s = c.createStatement()) {
-            s.execute("SET LOCAL statement_timeout = " + leftMs);
-          }
+          ShardConnection.cancelStatementsAt(c, deadlineNanos);
         }
       });
       return QueryGuard.bypass(() -> {
-        SelectionQuery<Object[]> query = session.createSelectionQuery(QueryGuard.scatterGather(shardHql), Object[].class);
-        // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
-        Set<String> names = query.getParameterMetadata().getNamedParameterNames();
-        Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
-            .map(org.hibernate.query.QueryParameter::getPosition).filter(java.util.Objects::nonNull)
-            .collect(Collectors.toSet());
-        named.forEach((name, value) -> {
-          if (names.contains(name)) {
-            query.setParameter(name, value);
-          }
-        });
-        positional.forEach((position, value) -> {
-          if (positions.contains(position)) {
-            query.setParameter(position, value);
-          }
-        });
-        keysetParameters.forEach(query::setParameter);
-        if (perShardMax >= 0) {
-          query.setMaxResults(perShardMax);
+        if (part == Part.CURSOR) {
+          return readThroughCursor(session, shardId, shardHql, keysetParameters, perShardMax, budget);
         }
-        if (bounded) {
-          List<Object[]> rows = query.getResultList();
+        int fetchSize = context.settings().fetchSize();
+        // ONE_STATEMENT: perShardMax (<= fetchSize) or one row per shard; else one row past a fetch
+        int asked = part == Part.ONE_STATEMENT ? perShardMax
+            : perShardMax >= 0 ? Math.min(perShardMax, fetchSize + 1) : fetchSize + 1;
+        List<Object[]> rows = shardQuery(session, shardHql, keysetParameters, asked).getResultList();
+        if (part == Part.ONE_STATEMENT || rows.size() <= fetchSize || rows.size() == perShardMax) {
           for (int i = 0; i < rows.size(); i++) {
             budget.takeOne(shardId);
           }
           return rows;
         }
-        // a server-side cursor: rows arrive fetch_size at a time and are counted as they come, so
-        // a shard with millions of matching rows is stopped at the cap, not after loading them all
-        query.setFetchSize(context.settings().fetchSize());
-        List<Object[]> rows = new ArrayList<>();
-        try (ScrollableResults<Object[]> cursor = query.scroll(ScrollMode.FORWARD_ONLY)) {
-          while (cursor.next()) {
-            budget.takeOne(shardId);
-            rows.add(cursor.get());
-          }
-        }
-        return rows;
+        // more than a fetch: the rows are read again through a cursor, so that they are counted as they
+        // arrive and a shard with millions of them is stopped at the cap, not after loading them all
+        return readInReadOnlyTransaction(session, deadlineNanos, shardId,
+            () -> readThroughCursor(session, shardId, shardHql, keysetParameters, perShardMax, budget));
       });
     });
+  }
+
+  private static long timeLeftMs(String shardId, long deadlineNanos) {
+    long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    if (leftMs <= 0) {
+      throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);
+    }
+    return leftMs;
+  }
+
+  private static void setStatementTimeout(java.sql.Connection c, long leftMs) throws java.sql.SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SET LOCAL statement_timeout = " + leftMs);
+    }
+  }
+
+  /**
+   * {@code work} in a transaction of {@code session} (opened outside one, read-only), under a
+   * {@code statement_timeout} of the time left: committed when it returns, rolled back when it throws.
+   */
+  private static List<Object[]> readInReadOnlyTransaction(Session session, long deadlineNanos, String shardId,
+      java.util.function.Supplier<List<Object[]>> work) {
+    org.hibernate.Transaction tx = session.beginTransaction();
+    try {
+      long leftMs = timeLeftMs(shardId, deadlineNanos);
+      session.doWork(c -> setStatementTimeout(c, leftMs));
+      List<Object[]> rows = work.get();
+      tx.commit();
+      return rows;
+    } catch (RuntimeException | Error e) {
+      if (tx.isActive()) {
+        try {
+          tx.rollback();
+        } catch (RuntimeException rollbackFailure) {
+          e.addSuppressed(rollbackFailure);
+        }
+      }
+      throw e;
+    }
+  }
+
+  /** The shard query, its parameters bound, limited to {@code maxRows} rows unless that is -1. */
+  private SelectionQuery<Object[]> shardQuery(Session session, String shardHql, Map<String, Object> keysetParameters,
+      int maxRows) {
+    // shardHql carries QueryGuard's scatter-gather mark already: one string for every shard, its hash computed once
+    SelectionQuery<Object[]> query = session.createSelectionQuery(shardHql, Object[].class);
+    // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
+    Set<String> names = query.getParameterMetadata().getNamedParameterNames();
+    Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
+        .map(org.hibernate.query.QueryParameter::getPosition).filter(java.util.Objects::nonNull)
+        .collect(Collectors.toSet());
+    named.forEach((name, value) -> {
+      if (names.contains(name)) {
+        query.setParameter(name, value);
+      }
+    });
+    positional.forEach((position, value) -> {
+      if (positions.contains(position)) {
+        query.setParameter(position, value);
+      }
+    });
+    keysetParameters.forEach(query::setParameter);
+    if (maxRows >= 0) {
+      query.setMaxResults(maxRows);
+    }
+    return query;
+  }
+
+  /**
+   * The part through a server-side cursor (the session must be in a transaction): rows arrive
+   * {@code fetch_size} at a time and are counted as they come.
+   */
+  private List<Object[]> readThroughCursor(Session session, String shardId, String shardHql,
+      Map<String, Object> keysetParameters, int perShardMax, RowBudget budget) {
+    SelectionQuery<Object[]> query = shardQuery(session, shardHql, keysetParameters, perShardMax);
+    query.setFetchSize(context.settings().fetchSize());
+    List<Object[]> rows = new ArrayList<>();
+    try (ScrollableResults<Object[]> cursor = query.scroll(ScrollMode.FORWARD_ONLY)) {
+      while (cursor.next()) {
+        budget.takeOne(shardId);
+        rows.add(cursor.get());
+      }
+    }
+    return rows;
   }
 
   /**

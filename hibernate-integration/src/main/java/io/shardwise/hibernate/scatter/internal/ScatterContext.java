@@ -28,11 +28,12 @@ import org.hibernate.SessionFactory;
  * @param joined the session whose transaction the query joins (its pending changes are flushed and
  *     its shard's part runs on it, so the query sees the transaction's writes), or null
  * @param observations where each query is observed (the reader observes each shard's part); null when tracing is off
+ * @param plans the session factory's plans by query text, each text planned once
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
     ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
-    ShardwiseMetrics metrics, ShardwiseObservations observations, Session joined) {
+    ShardwiseMetrics metrics, ShardwiseObservations observations, Session joined, ScatterPlans plans) {
 
   /**
    * Runs {@code work} in a read-only session on one shard, in a transaction or statement by

@@ -27,10 +27,13 @@ import java.util.List;
  *     buckets move, each shard's rows of them are filtered to the buckets that shard serves reads of
  * @param outerJoin null, or why the query cannot be filtered that way (an outer join would keep a
  *     row whose joined copy is filtered out, or pull a copy in): refused while buckets move
+ * @param fetchJoin the FROM clause fetches a join ({@code join fetch}): Hibernate may apply a row
+ *     limit to such a query in memory, after reading every row, so no shard's part is cut short by one
  */
 public record ScatterPlan(Shape shape, String select, String from, String where, String groupBy, String orderBy,
     List<Column> columns, List<Slot> slots, int selectionCount, List<SortKey> sortKeys, List<String> sortKeyHql,
-    long limit, long offset, boolean oneShard, Condition having, List<ShardedFrom> sharded, String outerJoin) {
+    long limit, long offset, boolean oneShard, Condition having, List<ShardedFrom> sharded, String outerJoin,
+    boolean fetchJoin) {
 
   /** A sharded entity of the FROM clause, as the shard HQL names it. */
   public record ShardedFrom(String alias, Class<?> javaType) {}

@@ -265,7 +265,8 @@ public final class ScatterPlanner {
       }
       return new ScatterPlan(shape, selectText.toString(), from, where, groupByText, orderBy, List.copyOf(columns),
           List.copyOf(slots), selectionCount, List.copyOf(sortKeys), List.copyOf(sortKeyHql), limit, offset,
-          readsOnlyReferenceTables(spec), having, List.copyOf(sharded), outerJoin[0]);
+          readsOnlyReferenceTables(spec), having, List.copyOf(sharded), outerJoin[0],
+          spec.getFromClause().getRoots().stream().anyMatch(ScatterPlanner::fetchesAJoin));
     }
 
     /**
@@ -548,5 +549,16 @@ public final class ScatterPlanner {
       return new UnsupportedScatterQueryException("Scatter-gather cannot answer [" + hql + "] correctly: " + what
           + ". Instead: " + instead + ".");
     }
+  }
+
+  /** Whether {@code from} or any join under it is a fetch join. */
+  private static boolean fetchesAJoin(SqmFrom<?, ?> from) {
+    for (SqmJoin<?, ?> join : from.getSqmJoins()) {
+      if (join instanceof org.hibernate.query.sqm.tree.from.SqmAttributeJoin<?, ?> attributeJoin
+          && attributeJoin.isFetched() || fetchesAJoin(join)) {
+        return true;
+      }
+    }
+    return false;
   }
 }
