@@ -83,13 +83,18 @@ public final class SampleApp {
           .property(ShardwiseSettings.RYW_SECRET, "sample-app-secret-use-32-random-bytes-in-production")
           .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
           .property("shardwise.snowflake.worker_id", "7")
+          // One process here, told of every map change at once; a deployment keeps the default (5 s) or
+          // more: longer than a router may be cut off from the control database (docs/resharding.md).
+          .property("shardwise.reshard.fence_grace_ms", "250")
           .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class, Profile.class, Product.class,
               Wallet.class, Customer.class);
       for (PostgresShard shard : pg.shards()) {
         config.shard("shard" + shard.index(), shard.primary().jdbcUrl())
             .replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
       }
-      try (SessionFactory sessionFactory = config.buildSessionFactory()) {
+      // the fourth shard's server, started in its step, outlives the session factory's pool to it
+      try (AddShardLive fourthShard = new AddShardLive();
+          SessionFactory sessionFactory = config.buildSessionFactory()) {
         ShardedSessions shards = ShardedSessions.of(sessionFactory);
         walk.say("Merchant @ShardKey id; PurchaseOrder and OrderItem @CoLocated(with = Merchant) by merchant_id;");
         walk.say("Country @ReferenceTable. %d buckets over shards %s.", shards.shardMap().bucketCount(), shards.shardIds());
@@ -167,6 +172,7 @@ public final class SampleApp {
         ServerNames servers = new ServerNames(pg);
         profileUpdate(walk, pg, shards, servers);
         flashSale(walk, pg, shards, servers);
+        addShardLive(walk, pg, shards, fourthShard);
       }
 
       walk.step("Done: stopping every server");
@@ -305,6 +311,24 @@ public final class SampleApp {
       shards.forKey(merchant).readOnly().inTransaction(s -> s.find(Product.class, sku, LockModeType.PESSIMISTIC_WRITE));
     } catch (RowLockInReadOnlySessionException e) {
       walk.say("%s", firstSentence(e.getMessage()));
+    }
+  }
+
+  /** Issue 14's last mile: grow from 3 shards to 4 while orders are written. */
+  private static void addShardLive(Walkthrough walk, PostgresTopology pg, ShardedSessions shards, AddShardLive step)
+      throws Exception {
+    walk.step("Add a fourth shard live: its fair share of the buckets moves while orders keep being written");
+    long start = System.nanoTime();
+    AddShardLive.seed(shards);
+    walk.say("%d more merchants with %d orders each, spread over %s", AddShardLive.MERCHANTS,
+        AddShardLive.ORDERS_PER_MERCHANT, shards.shardIds());
+    PostgresNode server = step.startServer();
+    walk.say("shard3 primary %s (wal_level = logical, as on every primary here)", server.jdbcUrl());
+    AddShardLive.Result result = step.run(walk, shards, "shard3");
+    AddShardLive.print(walk, result);
+    walk.say("the whole step took %.1f s", (System.nanoTime() - start) / 1e9);
+    if (!result.allGood()) {
+      throw new IllegalStateException("The live shard addition lost, duplicated or misplaced rows: " + result);
     }
   }
 
