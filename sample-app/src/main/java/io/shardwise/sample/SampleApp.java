@@ -9,6 +9,8 @@ import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.globalindex.GlobalIndexUniqueException;
 import io.shardwise.hibernate.id.SnowflakeLayout;
+import io.shardwise.hibernate.operations.HotspotReport;
+import io.shardwise.hibernate.operations.OperationsPage;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
 import io.shardwise.hibernate.readwrite.RowLockInReadOnlySessionException;
 import io.shardwise.hibernate.routing.BucketStrategy;
@@ -83,16 +85,23 @@ public final class SampleApp {
           .property(ShardwiseSettings.RYW_SECRET, "sample-app-secret-use-32-random-bytes-in-production")
           .controlDatabase(pg.shard(0).primary().jdbcUrl(), true)
           .property("shardwise.snowflake.worker_id", "7")
+          // One process here, told of every map change at once; a deployment keeps the default (5 s) or
+          // more: longer than a router may be cut off from the control database (docs/resharding.md).
+          .property("shardwise.reshard.fence_grace_ms", "250")
           .entities(Merchant.class, PurchaseOrder.class, OrderItem.class, Country.class, Profile.class, Product.class,
               Wallet.class, Customer.class);
       for (PostgresShard shard : pg.shards()) {
         config.shard("shard" + shard.index(), shard.primary().jdbcUrl())
             .replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
       }
-      try (SessionFactory sessionFactory = config.buildSessionFactory()) {
+      // the fourth shard's server, started in its step, outlives the session factory's pool to it
+      try (AddShardLive fourthShard = new AddShardLive();
+          SessionFactory sessionFactory = config.buildSessionFactory();
+          OperationsPage page = ShardedSessions.of(sessionFactory).operationsPage(0)) { // 0: a free port
         ShardedSessions shards = ShardedSessions.of(sessionFactory);
         walk.say("Merchant @ShardKey id; PurchaseOrder and OrderItem @CoLocated(with = Merchant) by merchant_id;");
         walk.say("Country @ReferenceTable. %d buckets over shards %s.", shards.shardMap().bucketCount(), shards.shardIds());
+        walk.say("operations page: %s (open it to watch the rest, the shard added live included)", page.uri());
 
         walk.step("Reference data: the countries table is written to every shard in one atomic transaction");
         shards.referenceTables().inTransaction(s -> {
@@ -167,9 +176,11 @@ public final class SampleApp {
         ServerNames servers = new ServerNames(pg);
         profileUpdate(walk, pg, shards, servers);
         flashSale(walk, pg, shards, servers);
+        addShardLive(walk, pg, shards, fourthShard);
+        hotspots(walk, shards, page);
       }
 
-      walk.step("Done: stopping every server");
+      walk.step("Done: stopping the operations page and every server");
     }
     walk.say("all PostgreSQL processes stopped and their data directories removed");
   }
@@ -306,6 +317,50 @@ public final class SampleApp {
     } catch (RowLockInReadOnlySessionException e) {
       walk.say("%s", firstSentence(e.getMessage()));
     }
+  }
+
+  /** Issue 14's last mile: grow from 3 shards to 4 while orders are written. */
+  private static void addShardLive(Walkthrough walk, PostgresTopology pg, ShardedSessions shards, AddShardLive step)
+      throws Exception {
+    walk.step("Add a fourth shard live: its fair share of the buckets moves while orders keep being written");
+    long start = System.nanoTime();
+    AddShardLive.seed(shards);
+    walk.say("%d more merchants with %d orders each, spread over %s", AddShardLive.MERCHANTS,
+        AddShardLive.ORDERS_PER_MERCHANT, shards.shardIds());
+    PostgresNode server = step.startServer();
+    walk.say("shard3 primary %s (wal_level = logical, as on every primary here)", server.jdbcUrl());
+    AddShardLive.Result result = step.run(walk, shards, "shard3");
+    AddShardLive.print(walk, result);
+    walk.say("the whole step took %.1f s", (System.nanoTime() - start) / 1e9);
+    if (!result.allGood()) {
+      throw new IllegalStateException("The live shard addition lost, duplicated or misplaced rows: " + result);
+    }
+  }
+
+  /** Where the routed sessions went: per shard, bucket and key, with advice when one dominates. */
+  private static void hotspots(Walkthrough walk, ShardedSessions shards, OperationsPage page) throws Exception {
+    walk.step("Hotspots: 2,000 lookups, every second one of merchant 1001; the report names the hot key");
+    shards.hotspots().reset();
+    for (int i = 0; i < 2000; i++) {
+      long merchant = i % 2 == 0 ? 1001 : AddShardLive.FIRST_MERCHANT + i % AddShardLive.MERCHANTS;
+      shards.forKey(merchant).inSession(s -> s.find(Merchant.class, merchant));
+    }
+    HotspotReport report = shards.hotspots().report();
+    for (HotspotReport.ShardTraffic t : report.shards()) {
+      String hottest = t.hottestKeys().isEmpty() ? "-" : String.format("%s (about %,d sessions, %.0f%% of the shard)",
+          t.hottestKeys().get(0).key(), t.hottestKeys().get(0).estimatedSessions(),
+          100 * t.hottestKeys().get(0).shareOfShard());
+      walk.say("%s: %,5d sessions (%2.0f%% of all) on %3d buckets; hottest key %s", t.shardId(), t.sessions(),
+          100 * t.shareOfAll(), t.bucketsOwned(), hottest);
+    }
+    for (HotspotReport.Finding f : report.findings()) {
+      walk.say("%s on %s: %s", f.kind(), f.shardId(), firstSentence(f.advice()));
+    }
+    java.net.http.HttpResponse<String> state = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(page.uri().resolve("/api/state")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    walk.say("the operations page shows the same: GET %s -> %d, %,d bytes of JSON, shard3 in it: %s",
+        page.uri().resolve("/api/state"), state.statusCode(), state.body().length(), state.body().contains("shard3"));
   }
 
   private static String readProfile(ShardRoute route, ServerNames servers) {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.routing.BucketStrategy;
+import io.shardwise.hibernate.routing.ShardKeyType;
 import io.shardwise.hibernate.shop.Country;
 import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.shop.PurchaseOrder;
@@ -228,4 +230,41 @@ class OnlineMoveTest {
     System.out.println("online move: " + writes.get() + " acknowledged writes, " + fenced.get() + " fenced and retried");
   }
 
+  /**
+   * Tables listed parents first (an order before its items, which reference it by foreign key):
+   * cancel deletes the copies on the target and complete the moved rows at the source, items first.
+   */
+  @Test
+  void cancelAndCompleteDeleteReferencingRowsFirstWhateverTheTableOrder() throws Exception {
+    List<ReshardTable> parentsFirst = List.of(ReshardTable.sharded("merchant", "id", ShardKeyType.LONG),
+        ReshardTable.sharded("purchase_order", "merchant_id", ShardKeyType.LONG),
+        ReshardTable.sharded("order_item", "merchant_id", ShardKeyType.LONG), ReshardTable.reference("country"));
+    assertTrue(MoveFixture.count(s1, "SELECT count(*) FROM pg_constraint WHERE contype = 'f'"
+        + " AND conrelid = 'order_item'::regclass AND confrelid = 'purchase_order'::regclass") > 0);
+    Resharding moves = shards.resharding();
+    long movedItems = MoveFixture.count(s0, "SELECT count(*) FROM order_item WHERE "
+        + BucketStrategy.sqlBucket(ShardKeyType.LONG, "merchant_id", MoveFixture.BUCKETS) + " <= 170");
+    assertTrue(movedItems > 0);
+    long itemsOnS1 = MoveFixture.count(s1, "SELECT count(*) FROM order_item");
+
+    ReshardWorkflow cancelled = moves.start(new ReshardRequest("s0", "s1", new TreeSet<>(moving()), parentsFirst, null),
+        p -> { });
+    assertEquals(ReshardPhase.VERIFIED, cancelled.phase(), String.valueOf(cancelled.lastError()));
+    assertEquals(ReshardPhase.CANCELLED, moves.cancel(cancelled.id()).phase());
+    assertEquals(itemsOnS1, MoveFixture.count(s1, "SELECT count(*) FROM order_item"), "the target's copies deleted");
+
+    ReshardWorkflow w = moves.start(new ReshardRequest("s0", "s1", new TreeSet<>(moving()), parentsFirst, null),
+        p -> { });
+    assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
+    moves.switchReads(w.id());
+    SwitchResult result = moves.switchWrites(w.id());
+    for (int attempt = 0; !result.switched() && attempt < 5; attempt++) {
+      result = moves.switchWrites(w.id());
+    }
+    assertTrue(result.switched(), result.describe());
+    assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
+    assertEquals(itemsOnS1 + movedItems, MoveFixture.count(s1, "SELECT count(*) FROM order_item"));
+    assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM purchase_order WHERE "
+        + BucketStrategy.sqlBucket(ShardKeyType.LONG, "merchant_id", MoveFixture.BUCKETS) + " <= 170"));
+  }
 }

@@ -67,6 +67,14 @@ public class PurchaseOrder {
     this.merchantId = merchantId;
   }
 
+  public String getStatus() {
+    return status;
+  }
+
+  public void setStatus(String status) {
+    this.status = status;
+  }
+
   public List<OrderItem> getItems() {
     return items;
   }

@@ -735,7 +735,7 @@ public final class Mover implements Resharding {
       dropReplication(w, source, target);
       long deleted = 0;
       Sql.execute(source, "SET shardwise.bypass_fence = 'on'");
-      for (ReshardTable t : w.tables()) {
+      for (ReshardTable t : Sql.referencingFirst(source, w.tables())) { // an item before its order
         if (t.isReference()) {
           continue;
         }
@@ -792,7 +792,7 @@ public final class Mover implements Resharding {
       dropReplication(w, source, target);
       if (Fences.state(target, id) != null || SchemaCopy.exists(target, firstSharded(w).name())) {
         Sql.execute(target, "SET shardwise.bypass_fence = 'on'");
-        for (ReshardTable t : w.tables()) {
+        for (ReshardTable t : Sql.referencingFirst(target, w.tables())) {
           if (!t.isReference() && SchemaCopy.exists(target, t.name()) && !map.shards().isEmpty()) {
             Sql.execute(target, "DELETE FROM " + Sql.table(t.name()) + " WHERE " + Sql.inBuckets(t, w.buckets(),
                 map.bucketCount()));

@@ -127,4 +127,41 @@ final class Sql {
   static boolean exists(Connection c, String sql, Object... args) throws SQLException {
     return queryText(c, sql, args) != null;
   }
+
+  /**
+   * {@code tables} in an order that deletes referencing rows before the rows they reference: a table
+   * comes after every other table of the list with a foreign key to it (a cycle keeps the given order).
+   */
+  static List<ReshardTable> referencingFirst(Connection c, List<ReshardTable> tables) throws SQLException {
+    java.util.Map<Long, ReshardTable> byOid = new java.util.LinkedHashMap<>();
+    for (ReshardTable t : tables) {
+      String oid = queryText(c, "SELECT to_regclass(?)::oid", table(t.name()));
+      if (oid != null) {
+        byOid.put(Long.parseLong(oid), t);
+      }
+    }
+    List<long[]> keys = new ArrayList<>(); // (referencing, referenced)
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+        "SELECT conrelid::oid, confrelid::oid FROM pg_constraint WHERE contype = 'f' AND conrelid <> confrelid")) {
+      while (rs.next()) {
+        if (byOid.containsKey(rs.getLong(1)) && byOid.containsKey(rs.getLong(2))) {
+          keys.add(new long[] {rs.getLong(1), rs.getLong(2)});
+        }
+      }
+    }
+    List<ReshardTable> out = new ArrayList<>();
+    java.util.Set<Long> left = new java.util.LinkedHashSet<>(byOid.keySet());
+    while (!left.isEmpty()) {
+      Long next = left.stream().filter(oid -> keys.stream().noneMatch(k -> k[1] == oid && left.contains(k[0])))
+          .findFirst().orElse(left.iterator().next());
+      out.add(byOid.get(next));
+      left.remove(next);
+    }
+    for (ReshardTable t : tables) {
+      if (!out.contains(t)) {
+        out.add(t); // not on this server: the caller skips it
+      }
+    }
+    return out;
+  }
 }
