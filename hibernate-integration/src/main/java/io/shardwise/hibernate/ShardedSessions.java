@@ -102,6 +102,9 @@ public final class ShardedSessions {
    * the shard serving the key's reads (the same, unless an online move has switched them).
    */
   public ShardRoute forKey(Object key) {
+    if (key == null) {
+      metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
+    }
     ShardRoute route = new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key),
         router.readShardFor(key), false, null, metrics, observations, SessionKind.KEY);
     traffic.record(key);
@@ -127,6 +130,9 @@ public final class ShardedSessions {
 
   /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
   public ShardContext.Scope contextForKey(Object key) {
+    if (key == null) {
+      metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
+    }
     return ShardContext.use(router.shardFor(key));
   }
 

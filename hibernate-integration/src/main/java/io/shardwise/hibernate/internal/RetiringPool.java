@@ -21,18 +21,29 @@ public final class RetiringPool {
   private final String url;
   private final HikariDataSource dataSource;
   private final io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker;
+  private final io.shardwise.hibernate.internal.jdbc.StatementTimer statements;
   private final AtomicInteger borrowing = new AtomicInteger();
   private volatile boolean retired;
 
   public RetiringPool(String url, HikariDataSource dataSource) {
-    this(url, dataSource, null);
+    this(url, dataSource, null, null);
   }
 
-  /** @param breaker the circuit breaker in front of the pool's server, or null */
-  public RetiringPool(String url, HikariDataSource dataSource, io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker) {
+  /**
+   * @param breaker the circuit breaker in front of the pool's server, or null
+   * @param statements times the statements of the pool's sessions; null when nothing is recorded
+   */
+  public RetiringPool(String url, HikariDataSource dataSource, io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker,
+      io.shardwise.hibernate.internal.jdbc.StatementTimer statements) {
     this.url = url;
     this.dataSource = dataSource;
     this.breaker = breaker;
+    this.statements = statements;
+  }
+
+  /** The timer of the statements sent through this pool's connections, or null. */
+  public io.shardwise.hibernate.internal.jdbc.StatementTimer statements() {
+    return statements;
   }
 
   /** The circuit breaker in front of this pool's server, or null. */

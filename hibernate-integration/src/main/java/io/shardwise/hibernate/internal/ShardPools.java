@@ -126,8 +126,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
         throw failure;
       }
       if (c != null) {
-        return forSession ? ShardConnection.wrap(c, shardId, config.timeouts(shardId, false).socketTimeoutMs(), breaker)
-            : c;
+        return forSession ? ShardConnection.wrap(c, shardId, config.timeouts(shardId, false).socketTimeoutMs(), breaker,
+            pool.statements()) : c;
       }
       // retired between the lookup and the borrow: the map holds its successor now
     }
@@ -218,7 +218,9 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       return current;
     }
     RetiringPool fresh = new RetiringPool(url, newPool(shardId, url), newBreaker(config, shardId,
-        "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()));
+        "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()),
+        io.shardwise.hibernate.metrics.internal.StatementTimers.of(metrics, shardId, "primary",
+            JdbcUrls.hostPort(url)));
     pools.put(shardId, fresh);
     if (current != null) {
       retire(current);
@@ -366,6 +368,12 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   public NodeBreaker breakerOf(String shardId) {
     RetiringPool pool = pools.get(shardId);
     return pool == null ? null : pool.breaker();
+  }
+
+  /** The statement timer of the primary of {@code shardId}'s pool (null before its first use, or without metrics). */
+  public io.shardwise.hibernate.internal.jdbc.StatementTimer statementsOf(String shardId) {
+    RetiringPool pool = pools.get(shardId);
+    return pool == null ? null : pool.statements();
   }
 
   /** What the breaker of every primary in use has seen. */

@@ -51,6 +51,8 @@ public final class ShardConnection implements Connection {
   private final Supplier<String> node;
   private final long socketTimeoutMs;
   private final NodeBreaker breaker;
+  /** Times each statement; null when no meter registry is configured (then no clock is read). */
+  private final StatementTimer statements;
   private ShardUnavailableException failure;
   /** A unit-of-work deadline ({@link #startDeadline}): System.nanoTime() at which it passes, and its length; 0 for none. */
   private long deadlineNanos;
@@ -59,8 +61,9 @@ public final class ShardConnection implements Connection {
   private long cancelAtNanos;
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
-      NodeBreaker breaker) {
+      NodeBreaker breaker, StatementTimer statements) {
     this.breaker = breaker;
+    this.statements = statements;
     this.target = target;
     this.shardId = shardId;
     this.node = node;
@@ -72,7 +75,7 @@ public final class ShardConnection implements Connection {
    *     {@code replica 10.0.0.6:5432}); asked only when a failure happens
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node) {
-    return new ShardConnection(target, shardId, node, 0, null);
+    return new ShardConnection(target, shardId, node, 0, null, null);
   }
 
   /**
@@ -80,7 +83,7 @@ public final class ShardConnection implements Connection {
    * {@code socketTimeoutMs}: such a failure says "timed out after N ms".
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
-    return new ShardConnection(target, shardId, node, socketTimeoutMs, null);
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, null, null);
   }
 
   /**
@@ -89,7 +92,13 @@ public final class ShardConnection implements Connection {
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
       NodeBreaker breaker) {
-    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker);
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker, null);
+  }
+
+  /** The same, timing every statement with {@code statements} (null: nothing is timed). */
+  public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
+      NodeBreaker breaker, StatementTimer statements) {
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker, statements);
   }
 
   /**
@@ -97,7 +106,13 @@ public final class ShardConnection implements Connection {
    * allocated for the name on the way in.
    */
   public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker) {
-    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker);
+    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, null);
+  }
+
+  /** The same, timing every statement with {@code statements} (null: nothing is timed). */
+  public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker,
+      StatementTimer statements) {
+    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, statements);
   }
 
   /** The server as failure messages name it. */
@@ -194,6 +209,18 @@ public final class ShardConnection implements Connection {
       throw failure;
     }
     target.setNetworkTimeout(Runnable::run, (int) Math.max(1, (leftNanos + 999_999) / 1_000_000));
+  }
+
+  /** {@link System#nanoTime()} as a statement starts, or 0 when statements are not timed (no clock read). */
+  long statementStarted() {
+    return statements != null ? System.nanoTime() : 0;
+  }
+
+  /** A statement begun at {@code started} ({@link #statementStarted}) returned or threw. */
+  void statementEnded(StatementTimer.Operation operation, long started, boolean failed) {
+    if (statements != null) {
+      statements.record(operation, System.nanoTime() - started, failed);
+    }
   }
 
   /** Throws when an earlier failure ended this connection, or when its unit of work's deadline has passed. */
