@@ -105,10 +105,9 @@ public final class ShardedSessions {
     if (key == null) {
       metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
     }
-    ShardRoute route = new ShardRoute(sessionFactory, components.pins(), router, router.shardFor(key),
-        router.readShardFor(key), false, null, metrics, observations, SessionKind.KEY);
-    traffic.record(key);
-    return route;
+    String owner = router.shardFor(key, traffic);
+    return new ShardRoute(sessionFactory, components.pins(), router, owner, router.readShardFor(key), false, null,
+        metrics, observations, SessionKind.KEY);
   }
 
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
