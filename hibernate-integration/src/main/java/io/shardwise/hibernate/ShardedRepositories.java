@@ -7,6 +7,7 @@ import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.hibernate.internal.query.QueryGuards;
+import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.scatter.ScatterQuery;
 import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
 import jakarta.persistence.EntityManager;
@@ -77,6 +78,7 @@ public final class ShardedRepositories {
   private final ShardedSessions shards;
   private final ShardingModel model;
   private final QueryGuard guard;
+  private final ShardwiseMetrics metrics;
   private final Map<Class<?>, Object> primaries = new ConcurrentHashMap<>();
   private final Map<Class<?>, Object> readOnlies = new ConcurrentHashMap<>();
 
@@ -84,6 +86,7 @@ public final class ShardedRepositories {
     this.shards = shards;
     this.model = shards.components().model();
     this.guard = QueryGuards.of(shards.sessionFactory());
+    this.metrics = shards.components().metrics();
   }
 
   /** The repositories of a sharded session factory. */
@@ -185,6 +188,7 @@ public final class ShardedRepositories {
       return args -> {
         Object key = args[keyed];
         if (key == null) {
+          metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
           throw new ShardKeyMissingException(signature + " was called with a null shard key (" + described + "); a"
               + " null key routes nowhere. Nothing was sent.");
         }
@@ -199,6 +203,7 @@ public final class ShardedRepositories {
     }
     String key = entity == null ? "its shard key" : entity.simpleName() + "." + entity.keyAttribute();
     return args -> {
+      metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
       throw new ShardKeyMissingException(signature + " does not say which shard to ask: none of its parameters"
           + " carries " + key + ". Add the key as a parameter (named like the attribute, or annotated @ShardKey), or"
           + " mark the method @ScatterGather to run it on every shard. Nothing was sent.");
@@ -367,6 +372,7 @@ public final class ShardedRepositories {
     for (Object entity : entities) {
       Object key = entity == null ? null : shardKeyOf(entity);
       if (key == null) {
+        metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
         throw new ShardKeyMissingException(signature + " was given " + (entity == null ? "a null entity"
             : "a " + entity.getClass().getSimpleName() + " whose shard key is null") + "; set the key before saving it."
             + " Nothing was sent.");
@@ -376,12 +382,14 @@ public final class ShardedRepositories {
         shard = owner;
         firstKey = key;
       } else if (!shard.equals(owner)) {
+        metrics.refused(ShardwiseMetrics.Refusal.TWO_SHARDS);
         throw new ShardKeyException(signature + " was given entities of two shards (key " + firstKey + " on '" + shard
             + "', key " + key + " on '" + owner + "'); a repository call is one transaction on one shard. Call it"
             + " once per shard, or write them together with shards.atomically(...). Nothing was sent.");
       }
     }
     if (shard == null) {
+      metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
       throw new ShardKeyMissingException(signature + " was given no entity, so no shard can be chosen. Nothing was"
           + " sent.");
     }

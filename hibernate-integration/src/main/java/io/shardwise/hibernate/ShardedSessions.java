@@ -109,9 +109,10 @@ public final class ShardedSessions {
    * the shard serving the key's reads (the same, unless an online move has switched them).
    */
   public ShardRoute forKey(Object key) {
-    ShardRoute route = keyRoute(router.shardFor(key), router.readShardFor(key));
-    traffic.record(key);
-    return route;
+    if (key == null) {
+      metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
+    }
+    return keyRoute(router.shardFor(key, traffic), router.readShardFor(key));
   }
 
   /** Sessions on the shard that owns an integral key, routed without boxing it. */
@@ -145,6 +146,9 @@ public final class ShardedSessions {
 
   /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
   public ShardContext.Scope contextForKey(Object key) {
+    if (key == null) {
+      metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
+    }
     return ShardContext.use(router.shardFor(key));
   }
 

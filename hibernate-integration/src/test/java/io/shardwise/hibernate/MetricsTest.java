@@ -288,6 +288,68 @@ class MetricsTest {
     return t == null ? 0 : t.count();
   }
 
+  /**
+   * Statements are timed per server: a write on shard 0 moves only the timers of shard 0's primary,
+   * a read-only session only those of the replica that served it; the {@code node} tag names the
+   * server that answered, as the server itself reports its port.
+   */
+  @Test
+  void statementsAreTimedOnTheServerThatRanThem() {
+    long k0 = keyOn(S0);
+    java.util.Map<java.util.List<String>, Long> before = statements();
+    int primaryPort = shards.forKey(k0).fromTransaction(s -> {
+      s.persist(new Account(k0, 10));
+      s.flush();
+      return ((Number) s.createNativeQuery("select inet_server_port()", Object.class).getSingleResult()).intValue();
+    });
+    java.util.Map<java.util.List<String>, Long> afterWrite = statements();
+    io.shardwise.testkit.PostgresNode primary = topology.shards().get(0).primary();
+    io.shardwise.testkit.PostgresNode replica = topology.shards().get(0).replica(0);
+    assertEquals(primary.port(), primaryPort, "the write ran on shard 0's primary");
+    String primaryNode = primary.host() + ":" + primary.port();
+    java.util.Map<java.util.List<String>, Long> moved = moved(before, afterWrite);
+    assertEquals(1, moved.get(java.util.List.of(S0, "primary", primaryNode, "query", "success")),
+        "the port query on shard 0's primary: " + moved);
+    assertTrue(moved.getOrDefault(java.util.List.of(S0, "primary", primaryNode, "update", "success"), 0L)
+        + moved.getOrDefault(java.util.List.of(S0, "primary", primaryNode, "batch", "success"), 0L) >= 1,
+        "the insert on shard 0's primary: " + moved);
+    for (java.util.List<String> id : moved.keySet()) {
+      assertEquals(java.util.List.of(S0, "primary", primaryNode), id.subList(0, 3),
+          "only shard 0's primary moved: " + moved);
+    }
+
+    int replicaPort = shards.forKey(k0).readOnly().fromSession(s -> ((Number) s.createNativeQuery(
+        "select inet_server_port()", Object.class).getSingleResult()).intValue());
+    assertEquals(replica.port(), replicaPort, "the read-only session was served by shard 0's replica");
+    java.util.Map<java.util.List<String>, Long> read = moved(afterWrite, statements());
+    assertEquals(java.util.Map.of(java.util.List.of(S0, "replica", replica.host() + ":" + replica.port(), "query",
+        "success"), 1L), read, "one query, on the replica that answered, and nothing else");
+  }
+
+  /** Every statement timer's count, by its shard, role, node, operation and outcome tags. */
+  private static java.util.Map<java.util.List<String>, Long> statements() {
+    java.util.Map<java.util.List<String>, Long> counts = new java.util.HashMap<>();
+    for (Timer t : registry.find("shardwise.statement").timers()) {
+      io.micrometer.core.instrument.Meter.Id id = t.getId();
+      counts.put(java.util.List.of(id.getTag("shard"), id.getTag("role"), id.getTag("node"), id.getTag("operation"),
+          id.getTag("outcome")), t.count());
+    }
+    return counts;
+  }
+
+  /** The timers whose count changed from {@code before} to {@code after}, and by how much. */
+  private static java.util.Map<java.util.List<String>, Long> moved(java.util.Map<java.util.List<String>, Long> before,
+      java.util.Map<java.util.List<String>, Long> after) {
+    java.util.Map<java.util.List<String>, Long> moved = new java.util.HashMap<>();
+    after.forEach((id, count) -> {
+      long delta = count - before.getOrDefault(id, 0L);
+      if (delta != 0) {
+        moved.put(id, delta);
+      }
+    });
+    return moved;
+  }
+
   /** A completed saga shows in the control database's count of completed sagas, and not as running. */
   @Test
   void aCompletedSagaIsCountedByState() {
@@ -321,6 +383,8 @@ class MetricsTest {
 
     assertRefusal("missing-key", ShardKeyMissingException.class, () -> shards.forKey(k0).fromSession(s ->
         s.createQuery("select a from Account a", Account.class).getResultList()));
+    assertRefusal("missing-key", ShardKeyException.class, () -> shards.forKey((Object) null));
+    assertRefusal("missing-key", ShardKeyException.class, () -> shards.contextForKey(null));
     assertRefusal("wrong-shard", ShardKeyException.class, () -> shards.forKey(k0).inTransaction(s ->
         s.persist(new Account(k1, 10))));
     assertRefusal("no-shard", NoShardSelectedException.class, () -> {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shardwise.hibernate.repositories.CountryRepository;
 import io.shardwise.hibernate.repositories.OrderRepository;
 import io.shardwise.hibernate.shop.Country;
@@ -35,10 +36,11 @@ class ShardedRepositoriesTest {
   private static ShardedSessions shards;
   private static OrderRepository orders;
   private static final AtomicLong KEYS = new AtomicLong();
+  private static final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   @BeforeAll
   static void start(PostgresTopology pg) throws Exception {
-    Shardwise.Builder builder = ShopFixture.builder(pg).schema("create");
+    Shardwise.Builder builder = ShopFixture.builder(pg).schema("create").meterRegistry(registry);
     for (PostgresShard shard : pg.shards()) {
       builder.replica(ShopFixture.shardId(shard.index()), shard.replica(0).jdbcUrl());
     }
@@ -97,22 +99,36 @@ class ShardedRepositoriesTest {
   @Test
   void aCallWhoseShardCannotBeKnownIsRefusedBeforeAnySql(PostgresTopology pg) throws Exception {
     long[] merchant = merchants();
+    double missing = refusals("missing-key");
     ShardKeyMissingException noKey = assertThrows(ShardKeyMissingException.class, () -> orders.byCustomer("ann"));
     assertTrue(noKey.getMessage().startsWith("OrderRepository.byCustomer does not say which shard to ask"),
         noKey.getMessage());
     assertTrue(noKey.getMessage().contains("PurchaseOrder.merchantId"), noKey.getMessage());
+    assertEquals(missing + 1, refusals("missing-key"), "a call without a key is counted as missing-key");
 
     PurchaseOrder keyless = order(merchant[0], "cat");
     keyless.setMerchantId(null);
     ShardKeyMissingException nullKey = assertThrows(ShardKeyMissingException.class, () -> orders.add(keyless));
     assertTrue(nullKey.getMessage().contains("whose shard key is null"), nullKey.getMessage());
+    assertEquals(missing + 2, refusals("missing-key"), "an entity with a null key is counted as missing-key");
+
+    ShardKeyMissingException none = assertThrows(ShardKeyMissingException.class, () -> orders.addAll(List.of()));
+    assertTrue(none.getMessage().contains("was given no entity"), none.getMessage());
+    assertEquals(missing + 3, refusals("missing-key"), "an empty collection is counted as missing-key");
 
     PurchaseOrder here = order(merchant[0], "dan");
     PurchaseOrder there = order(merchant[1], "dan");
+    double twoShardRefusals = refusals("two-shards");
     ShardKeyException twoShards = assertThrows(ShardKeyException.class, () -> orders.addAll(List.of(here, there)));
     assertTrue(twoShards.getMessage().contains("entities of two shards"), twoShards.getMessage());
     assertEquals(List.of(), holding(pg, here.getId()), "nothing was written");
     assertEquals(List.of(), holding(pg, there.getId()));
+    assertEquals(twoShardRefusals + 1, refusals("two-shards"), "entities of two shards are counted as two-shards");
+    assertEquals(missing + 3, refusals("missing-key"), "and not as missing-key");
+  }
+
+  private static double refusals(String kind) {
+    return registry.get("shardwise.guard.refusals").tags("kind", kind).counter().count();
   }
 
   @Test

@@ -28,6 +28,7 @@ public final class RetiringPool {
   private final String url;
   private final HikariDataSource dataSource;
   private final io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker;
+  private final io.shardwise.hibernate.internal.jdbc.StatementTimer statements;
   private final AtomicInteger borrowing = new AtomicInteger();
   /** Sessions' units of work holding or waiting for a connection of this pool (the bulkhead's count). */
   private final AtomicInteger sessions = new AtomicInteger();
@@ -42,21 +43,31 @@ public final class RetiringPool {
   private ShardMap checkedAgainst;
 
   public RetiringPool(String url, HikariDataSource dataSource) {
-    this(url, dataSource, null);
+    this(url, dataSource, null, null);
   }
 
-  /** @param breaker the circuit breaker in front of the pool's server, or null */
-  public RetiringPool(String url, HikariDataSource dataSource, io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker) {
-    this(url, dataSource, breaker, 0);
+  /**
+   * @param breaker the circuit breaker in front of the pool's server, or null
+   * @param statements times the statements of the pool's sessions; null when nothing is recorded
+   */
+  public RetiringPool(String url, HikariDataSource dataSource, io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker,
+      io.shardwise.hibernate.internal.jdbc.StatementTimer statements) {
+    this(url, dataSource, breaker, statements, 0);
   }
 
   /** @param socketTimeoutMs the socket timeout of the pool's connections, for failure messages */
   RetiringPool(String url, HikariDataSource dataSource, io.shardwise.hibernate.internal.jdbc.NodeBreaker breaker,
-      long socketTimeoutMs) {
+      io.shardwise.hibernate.internal.jdbc.StatementTimer statements, long socketTimeoutMs) {
     this.url = url;
     this.dataSource = dataSource;
     this.breaker = breaker;
+    this.statements = statements;
     this.socketTimeoutMs = socketTimeoutMs;
+  }
+
+  /** The timer of the statements sent through this pool's connections, or null. */
+  public io.shardwise.hibernate.internal.jdbc.StatementTimer statements() {
+    return statements;
   }
 
   long socketTimeoutMs() {

@@ -94,7 +94,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
         throw e;
       }
       if (c != null) {
-        return ShardConnection.wrap(c, shardId, pool.socketTimeoutMs(), pool.breaker(), pool);
+        return ShardConnection.wrap(c, shardId, pool.socketTimeoutMs(), pool.breaker(), pool.statements(), pool);
       }
       // retired between the lookup and the borrow: the map holds its successor now
       pool.leaveSession();
@@ -240,7 +240,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     }
     RetiringPool fresh = new RetiringPool(url, newPool(shardId, url), newBreaker(config, shardId,
         "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()),
-        config.timeouts(shardId, false).socketTimeoutMs());
+        io.shardwise.hibernate.metrics.internal.StatementTimers.of(metrics, shardId, "primary",
+            JdbcUrls.hostPort(url)), config.timeouts(shardId, false).socketTimeoutMs());
     pools.put(shardId, fresh);
     if (current != null) {
       retire(current);
@@ -388,6 +389,12 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   public NodeBreaker breakerOf(String shardId) {
     RetiringPool pool = pools.get(shardId);
     return pool == null ? null : pool.breaker();
+  }
+
+  /** The statement timer of the primary of {@code shardId}'s pool (null before its first use, or without metrics). */
+  public io.shardwise.hibernate.internal.jdbc.StatementTimer statementsOf(String shardId) {
+    RetiringPool pool = pools.get(shardId);
+    return pool == null ? null : pool.statements();
   }
 
   /** What the breaker of every primary in use has seen. */

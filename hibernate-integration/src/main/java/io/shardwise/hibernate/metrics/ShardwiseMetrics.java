@@ -98,6 +98,8 @@ public interface ShardwiseMetrics {
     WRONG_SHARD("wrong-shard"),
     /** A sharded table touched by a session opened without a shard. */
     NO_SHARD("no-shard"),
+    /** One repository call given entities of two shards (a call is one transaction on one shard). */
+    TWO_SHARDS("two-shards"),
     /** A row lock ({@code FOR UPDATE}, ...) asked of a read-only session. */
     ROW_LOCK_READ_ONLY("row-lock-read-only");
 

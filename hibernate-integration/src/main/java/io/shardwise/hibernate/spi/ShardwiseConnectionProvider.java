@@ -106,7 +106,8 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
       observations.connectionServed(shardId, reads.nodeOf(shardId, connection));
     }
     return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection),
-        reads.socketTimeoutMs(shardId, connection), reads.breakerOf(shardId, connection));
+        reads.socketTimeoutMs(shardId, connection), reads.breakerOf(shardId, connection),
+        reads.statementsOf(shardId, connection));
   }
 
   @Override

@@ -53,6 +53,8 @@ public final class ShardConnection implements Connection {
   private final NodeBreaker breaker;
   /** What lent the connection, for the lender to settle its return (see {@link #lender()}); may be null. */
   private final Object lender;
+  /** Times each statement; null when no meter registry is configured (then no clock is read). */
+  private final StatementTimer statements;
   private ShardUnavailableException failure;
   /** A unit-of-work deadline ({@link #startDeadline}): System.nanoTime() at which it passes, and its length; 0 for none. */
   private long deadlineNanos;
@@ -61,8 +63,9 @@ public final class ShardConnection implements Connection {
   private long cancelAtNanos;
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
-      NodeBreaker breaker, Object lender) {
+      NodeBreaker breaker, StatementTimer statements, Object lender) {
     this.breaker = breaker;
+    this.statements = statements;
     this.lender = lender;
     this.target = target;
     this.shardId = shardId;
@@ -75,7 +78,7 @@ public final class ShardConnection implements Connection {
    *     {@code replica 10.0.0.6:5432}); asked only when a failure happens
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node) {
-    return new ShardConnection(target, shardId, node, 0, null, null);
+    return new ShardConnection(target, shardId, node, 0, null, null, null);
   }
 
   /**
@@ -83,7 +86,7 @@ public final class ShardConnection implements Connection {
    * {@code socketTimeoutMs}: such a failure says "timed out after N ms".
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs) {
-    return new ShardConnection(target, shardId, node, socketTimeoutMs, null, null);
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, null, null, null);
   }
 
   /**
@@ -92,7 +95,13 @@ public final class ShardConnection implements Connection {
    */
   public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
       NodeBreaker breaker) {
-    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker, null);
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker, null, null);
+  }
+
+  /** The same, timing every statement with {@code statements} (null: nothing is timed). */
+  public static Connection wrap(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
+      NodeBreaker breaker, StatementTimer statements) {
+    return new ShardConnection(target, shardId, node, socketTimeoutMs, breaker, statements, null);
   }
 
   /**
@@ -100,7 +109,13 @@ public final class ShardConnection implements Connection {
    * allocated for the name on the way in.
    */
   public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker) {
-    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, null);
+    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, null, null);
+  }
+
+  /** The same, timing every statement with {@code statements} (null: nothing is timed). */
+  public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker,
+      StatementTimer statements) {
+    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, statements, null);
   }
 
   /**
@@ -108,11 +123,11 @@ public final class ShardConnection implements Connection {
    * return is settled without looking the lender up again.
    */
   public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker,
-      Object lender) {
-    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, lender);
+      StatementTimer statements, Object lender) {
+    return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, statements, lender);
   }
 
-  /** What lent this connection, as given to {@link #wrap(Connection, String, long, NodeBreaker, Object)}; else null. */
+  /** What lent this connection, as given to {@link #wrap(Connection, String, long, NodeBreaker, StatementTimer, Object)}; else null. */
   public Object lender() {
     return lender;
   }
@@ -211,6 +226,18 @@ public final class ShardConnection implements Connection {
       throw failure;
     }
     target.setNetworkTimeout(Runnable::run, (int) Math.max(1, (leftNanos + 999_999) / 1_000_000));
+  }
+
+  /** {@link System#nanoTime()} as a statement starts, or 0 when statements are not timed (no clock read). */
+  long statementStarted() {
+    return statements != null ? System.nanoTime() : 0;
+  }
+
+  /** A statement begun at {@code started} ({@link #statementStarted}) returned or threw. */
+  void statementEnded(StatementTimer.Operation operation, long started, boolean failed) {
+    if (statements != null) {
+      statements.record(operation, System.nanoTime() - started, failed);
+    }
   }
 
   /** Throws when an earlier failure ended this connection, or when its unit of work's deadline has passed. */

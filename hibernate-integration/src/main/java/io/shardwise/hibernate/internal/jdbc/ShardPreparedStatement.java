@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.internal.jdbc;
 
+import io.shardwise.hibernate.internal.jdbc.StatementTimer.Operation;
 import java.io.InputStream;
 import java.io.Reader;
 import java.math.BigDecimal;
@@ -32,9 +33,13 @@ final class ShardPreparedStatement extends ShardStatement<PreparedStatement> imp
   @Override
   public ResultSet executeQuery() throws SQLException {
     connection.requireAlive("run a statement");
+    long started = connection.statementStarted();
     try {
-      return results(target.executeQuery());
+      ResultSet result = results(target.executeQuery());
+      connection.statementEnded(Operation.QUERY, started, false);
+      return result;
     } catch (SQLException e) {
+      connection.statementEnded(Operation.QUERY, started, true);
       throw connection.translate(e, "running a statement");
     }
   }
@@ -42,9 +47,13 @@ final class ShardPreparedStatement extends ShardStatement<PreparedStatement> imp
   @Override
   public int executeUpdate() throws SQLException {
     connection.requireAlive("run a statement");
+    long started = connection.statementStarted();
     try {
-      return target.executeUpdate();
+      int result = target.executeUpdate();
+      connection.statementEnded(Operation.UPDATE, started, false);
+      return result;
     } catch (SQLException e) {
+      connection.statementEnded(Operation.UPDATE, started, true);
       throw connection.translate(e, "running a statement");
     }
   }
@@ -152,9 +161,13 @@ final class ShardPreparedStatement extends ShardStatement<PreparedStatement> imp
   @Override
   public boolean execute() throws SQLException {
     connection.requireAlive("run a statement");
+    long started = connection.statementStarted();
     try {
-      return target.execute();
+      boolean result = target.execute();
+      connection.statementEnded(Operation.EXECUTE, started, false);
+      return result;
     } catch (SQLException e) {
+      connection.statementEnded(Operation.EXECUTE, started, true);
       throw connection.translate(e, "running a statement");
     }
   }
@@ -342,9 +355,13 @@ final class ShardPreparedStatement extends ShardStatement<PreparedStatement> imp
   @Override
   public long executeLargeUpdate() throws SQLException {
     connection.requireAlive("run a statement");
+    long started = connection.statementStarted();
     try {
-      return target.executeLargeUpdate();
+      long result = target.executeLargeUpdate();
+      connection.statementEnded(Operation.UPDATE, started, false);
+      return result;
     } catch (SQLException e) {
+      connection.statementEnded(Operation.UPDATE, started, true);
       throw connection.translate(e, "running a statement");
     }
   }

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import io.shardwise.hibernate.internal.jdbc.StatementTimer;
 import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.routing.ShardMap;
 import java.sql.Connection;
@@ -36,7 +37,7 @@ import java.util.function.Supplier;
  * and no map is consulted per call; the meters of a shard are registered the first time it is
  * seen (a shard added to the map later gets them then).
  */
-final class MicrometerMetrics implements ShardwiseMetrics {
+final class MicrometerMetrics implements ShardwiseMetrics, StatementTimers {
   static final String SESSIONS = "shardwise.sessions";
   static final String READS = "shardwise.reads";
   static final String PINNED_READS = "shardwise.ryw.primary.reads";
@@ -54,6 +55,7 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   static final String REFUSALS = "shardwise.guard.refusals";
   static final String SAGAS = "shardwise.sagas";
   static final String TRANSACTIONS = "shardwise.transaction";
+  static final String STATEMENTS = "shardwise.statement";
   /** The states of {@code shardwise.saga.state} (ShardwiseDdl). */
   private static final List<String> SAGA_STATES = List.of("RUNNING", "COMPENSATING", "COMPLETED", "COMPENSATED");
 
@@ -279,6 +281,38 @@ final class MicrometerMetrics implements ShardwiseMetrics {
   public void transactionEnded(String shardId, boolean readOnly, long started, boolean committed) {
     transactions.get(shardId)[(readOnly ? 2 : 0) + (committed ? 0 : 1)]
         .record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public StatementTimer statementTimer(String shardId, String role, String node) {
+    return new ServerStatements(shardId, role, node);
+  }
+
+  /**
+   * The statement timers of one server, one per operation and outcome, registered with the pool
+   * (so a scrape shows zeros for a server that ran nothing yet).
+   */
+  private final class ServerStatements implements StatementTimer {
+    private final Timer[] timers;
+
+    ServerStatements(String shardId, String role, String node) {
+      StatementTimer.Operation[] operations = StatementTimer.Operation.values();
+      timers = new Timer[operations.length * 2];
+      for (StatementTimer.Operation operation : operations) {
+        for (int failed = 0; failed < 2; failed++) {
+          timers[operation.ordinal() * 2 + failed] = Timer.builder(STATEMENTS)
+              .description("Statements sent to one server, from the call into the driver until it returned")
+              .tags("shard", shardId, "role", role, "node", node, "operation", operation.tag(),
+                  "outcome", failed == 0 ? "success" : "error")
+              .register(registry);
+        }
+      }
+    }
+
+    @Override
+    public void record(StatementTimer.Operation operation, long nanos, boolean failed) {
+      timers[operation.ordinal() * 2 + (failed ? 1 : 0)].record(nanos, TimeUnit.NANOSECONDS);
+    }
   }
 
   @Override

@@ -66,7 +66,19 @@ public final class BucketTraffic extends Traffic {
 
   @Override
   public void record(Object key) {
-    int bucket = bucketOf(hashOf(key));
+    offerSampled(key, bucketOf(hashOf(key)));
+  }
+
+  @Override
+  public void count(Object key, int bucket) {
+    if (bucket >= buckets) {
+      record(key);
+      return;
+    }
+    offerSampled(key, bucket);
+  }
+
+  private void offerSampled(Object key, int bucket) {
     if ((increment(bucket) & sampleMask) == 0) {
       if (key instanceof Long || key instanceof Integer || key instanceof Short) {
         keys.offer(((Number) key).longValue(), bucket);

@@ -23,6 +23,10 @@ public abstract class Traffic implements BucketCounter {
     @Override
     public void record(Object key) {
     }
+
+    @Override
+    public void count(Object key, int bucket) {
+    }
   };
 
   /** Counts one routed session of an integral key; no boxing, no allocation, no lock. */
@@ -43,6 +47,19 @@ public abstract class Traffic implements BucketCounter {
 
   /** Counts one routed session of any key type. */
   public abstract void record(Object key);
+
+  /**
+   * Counts one routed session of any key type whose bucket the router has computed (same hash,
+   * same bucket count), so the key is not hashed again.
+   */
+  @Override
+  public abstract void count(Object key, int bucket);
+
+  /** {@link #record(Object)}: the router's strategy has no buckets. */
+  @Override
+  public final void count(Object key) {
+    record(key);
+  }
 
   /** A recorder that counts nothing. */
   public static Traffic none() {

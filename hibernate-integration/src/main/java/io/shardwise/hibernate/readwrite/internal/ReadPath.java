@@ -234,6 +234,12 @@ public final class ReadPath implements AutoCloseable {
     return replica != null ? replica.breaker : primaries.breakerOf(shardId);
   }
 
+  /** The statement timer of the server behind a connection from {@link #connection}, or null. */
+  public io.shardwise.hibernate.internal.jdbc.StatementTimer statementsOf(String shardId, Connection connection) {
+    ReplicaNode replica = ReadOnlyConnection.replicaOf(connection);
+    return replica != null ? replica.statements : primaries.statementsOf(shardId);
+  }
+
   /** What the breaker of every replica has seen. */
   public List<io.shardwise.hibernate.NodeStatus> replicaBreakers() {
     ShardMap map = maps.get();

@@ -30,6 +30,8 @@ final class ReplicaNode {
   private final ShardwiseConfig config;
   /** The circuit breaker in front of this replica: while it is open, reads skip the replica. */
   final NodeBreaker breaker;
+  /** Times the statements of sessions reading from this replica; null without metrics. */
+  final io.shardwise.hibernate.internal.jdbc.StatementTimer statements;
   private volatile RetiringPool pool;
   private boolean leftMap;
 
@@ -58,6 +60,8 @@ final class ReplicaNode {
     this.healthy = false;
     this.breaker = ShardPools.newBreaker(config, shardId, "replica " + JdbcUrls.hostPort(url),
         config.timeouts(shardId, true).connectionTimeoutMs());
+    this.statements = io.shardwise.hibernate.metrics.internal.StatementTimers.of(metrics, shardId, "replica",
+        JdbcUrls.hostPort(url));
   }
 
   /** The replay position last stored (-1 when unknown): what routing decisions compare pins with. */

@@ -1,7 +1,8 @@
 package io.shardwise.hibernate.routing.internal;
 
 /**
- * What {@link Router#shardFor(long, BucketCounter)} tells about a key it routes: the bucket it
+ * What {@link Router#shardFor(long, BucketCounter)} and {@link Router#shardFor(Object, BucketCounter)}
+ * tell about a key they route: the bucket it
  * already computed, so a counter on the routing path does not hash the key a second time.
  */
 public interface BucketCounter {
@@ -10,4 +11,10 @@ public interface BucketCounter {
 
   /** One routed key whose strategy has no buckets. */
   void count(long key);
+
+  /** One routed key of any type (not null) and its bucket under the current map's bucket count. */
+  void count(Object key, int bucket);
+
+  /** One routed key of any type whose strategy has no buckets. */
+  void count(Object key);
 }

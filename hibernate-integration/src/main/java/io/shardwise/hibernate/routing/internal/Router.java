@@ -75,6 +75,29 @@ public final class Router {
     }
   }
 
+  /**
+   * {@link #shardFor(Object)} that also hands the key's bucket to {@code counter}, from the same
+   * hash and the same map: the key is hashed once for routing and counting.
+   */
+  public String shardFor(Object key, BucketCounter counter) {
+    if (key == null) {
+      return shardFor(null);
+    }
+    ShardingStrategy strategy = routing.strategy();
+    try {
+      if (strategy instanceof BucketStrategy buckets) {
+        int bucket = buckets.bucketOfKey(key);
+        counter.count(key, bucket);
+        return buckets.ownerOf(bucket);
+      }
+      String owner = strategy.shardFor(key);
+      counter.count(key);
+      return owner;
+    } catch (IllegalArgumentException e) {
+      throw new ShardKeyException(e.getMessage(), e);
+    }
+  }
+
   /** The shard that owns {@code key}. */
   public String shardFor(Object key) {
     if (key == null) {

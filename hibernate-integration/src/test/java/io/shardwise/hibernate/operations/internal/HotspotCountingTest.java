@@ -73,6 +73,32 @@ class HotspotCountingTest {
   }
 
   @Test
+  void theRoutersBucketOfAnyKeyTypeCountsLikeHashingTheKeyAgain() {
+    for (int buckets : new int[] {1024, 1000, 1}) {
+      ShardMap map = ShardMap.evenlyAssigned(1, List.of(
+          ShardDescriptor.of("s0", "jdbc:postgresql://db0:5432/shop"),
+          ShardDescriptor.of("s1", "jdbc:postgresql://db1:5432/shop")), buckets);
+      Router router = Router.following(new StaticShardMapSource(map), BucketStrategy::new, "unit");
+      BucketTraffic handed = new BucketTraffic(buckets, 1, 64);
+      BucketTraffic hashed = new BucketTraffic(buckets, 1, 64);
+      Random random = new Random(13);
+      for (int i = 0; i < 5_000; i++) {
+        int n = random.nextInt(40);
+        Object key = switch (i % 3) {
+          case 0 -> "tenant-" + n;
+          case 1 -> new UUID(n, 7);
+          default -> Long.valueOf(n);
+        };
+        assertEquals(router.shardFor(key), router.shardFor(key, handed), "owner of key " + key);
+        hashed.record(key);
+      }
+      assertEquals(java.util.Arrays.toString(hashed.bucketCounts()), java.util.Arrays.toString(handed.bucketCounts()),
+          buckets + " buckets");
+      assertEquals(hashed.hotKeys().toString(), handed.hotKeys().toString(), buckets + " buckets");
+    }
+  }
+
+  @Test
   void aBucketFromAMapWithMoreBucketsIsCountedByTheCountersOwn() {
     BucketTraffic traffic = new BucketTraffic(16, 1, 4);
     traffic.count(123L, 700);
@@ -134,6 +160,44 @@ class HotspotCountingTest {
       long truth = e.key().equals(42L) ? heavy : second;
       assertTrue(e.count() - e.error() <= truth && truth <= e.count(), e + " does not bound the true count " + truth);
       assertTrue(e.error() <= n / 32, "error above n / capacity: " + e);
+    }
+  }
+
+  @Test
+  void theSummaryKeepsSpaceSavingsGuaranteesThroughManyEvictions() {
+    for (int capacity : new int[] {1, 3, 8, 64}) {
+      SpaceSaving summary = new SpaceSaving(capacity);
+      java.util.Map<Object, Long> truth = new java.util.HashMap<>();
+      Random random = new Random(capacity);
+      int offers = 40_000;
+      for (int i = 0; i < offers; i++) {
+        // Skewed: a few hot keys, many cold ones, integral and text keys mixed, colliding hashes included.
+        long n = random.nextInt(4) == 0 ? random.nextInt(3) : random.nextInt(2_000);
+        Object key = random.nextBoolean() ? (Object) n : "k" + n;
+        if (key instanceof Long l) {
+          summary.offer(l.longValue(), 0);
+        } else {
+          summary.offer(key, 0);
+        }
+        truth.merge(key, 1L, Long::sum);
+      }
+      List<SpaceSaving.Entry> entries = summary.entries();
+      assertEquals(Math.min(capacity, truth.size()), entries.size(), capacity + " slots");
+      assertEquals(offers, entries.stream().mapToLong(SpaceSaving.Entry::count).sum(),
+          "Space-Saving's counts add up to the offers, " + capacity + " slots");
+      assertEquals(entries.size(), entries.stream().map(SpaceSaving.Entry::key).distinct().count(),
+          "no key held twice, " + capacity + " slots");
+      for (SpaceSaving.Entry e : entries) {
+        long actual = truth.get(e.key());
+        assertTrue(e.count() - e.error() <= actual && actual <= e.count(),
+            e + " against its true count " + actual + ", " + capacity + " slots");
+      }
+      for (var t : truth.entrySet()) {
+        if (t.getValue() > offers / capacity) {
+          assertTrue(entries.stream().anyMatch(e -> e.key().equals(t.getKey())),
+              t + " is above n/capacity and must be held, " + capacity + " slots");
+        }
+      }
     }
   }
 

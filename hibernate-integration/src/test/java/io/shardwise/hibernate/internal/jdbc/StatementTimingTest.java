@@ -1,0 +1,108 @@
+package io.shardwise.hibernate.internal.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The statement timing of {@link ShardConnection}'s statements, against a driver stand-in (what the
+ * timer sees and costs, not what a server does; {@code MetricsTest} covers that on PostgreSQL).
+ * Without a timer a statement must allocate nothing: measured by the thread's allocated bytes.
+ */
+class StatementTimingTest {
+  private static final int CALLS = 200_000;
+
+  @Test
+  void withoutATimerAStatementAllocatesNothing() throws SQLException {
+    PreparedStatement statement = ShardConnection.wrap(driver(false), "s0", 0, breaker(), null)
+        .prepareStatement("update t set x = 1");
+    long bytes = allocatedBy(statement);
+    assertTrue(bytes < CALLS / 100, "without a timer, " + CALLS + " executeUpdate calls allocated " + bytes
+        + " bytes; the untimed path must allocate nothing");
+  }
+
+  @Test
+  void aTimerAllocatesNothingEither() throws SQLException {
+    long[] recorded = new long[2];
+    StatementTimer timer = (operation, nanos, failed) -> recorded[failed ? 1 : 0] += nanos >= 0 ? 1 : 0;
+    PreparedStatement statement = ShardConnection.wrap(driver(false), "s0", 0, breaker(), timer)
+        .prepareStatement("update t set x = 1");
+    long bytes = allocatedBy(statement);
+    assertTrue(bytes < CALLS / 100, "with a timer, " + CALLS + " executeUpdate calls allocated " + bytes + " bytes");
+    assertEquals(2L * CALLS, recorded[0], "every call timed once (warm-up and measured loops)");
+  }
+
+  @Test
+  void eachOperationIsTimedUnderItsKindAndAFailureAsOne() throws SQLException {
+    List<String> seen = new ArrayList<>();
+    StatementTimer timer = (operation, nanos, failed) -> seen.add(operation.tag() + (failed ? " failed" : ""));
+    Connection ok = ShardConnection.wrap(driver(false), "s0", 0, breaker(), timer);
+    PreparedStatement p = ok.prepareStatement("select 1");
+    p.executeQuery();
+    p.executeUpdate();
+    p.executeBatch();
+    p.execute();
+    ok.createStatement().executeQuery("select 1");
+    ok.createStatement().executeLargeUpdate("update t set x = 1");
+    assertEquals(List.of("query", "update", "batch", "execute", "query", "update"), seen);
+
+    seen.clear();
+    PreparedStatement failing = ShardConnection.wrap(driver(true), "s0", 0, breaker(), timer)
+        .prepareStatement("update t set x = 1");
+    assertThrows(SQLException.class, failing::executeUpdate);
+    assertEquals(List.of("update failed"), seen);
+  }
+
+  /** Bytes this thread allocated over {@link #CALLS} calls, after as many to warm up. */
+  private static long allocatedBy(PreparedStatement statement) throws SQLException {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long id = Thread.currentThread().getId();
+    long sink = 0;
+    for (int i = 0; i < CALLS; i++) {
+      sink += statement.executeUpdate();
+    }
+    long before = threads.getThreadAllocatedBytes(id);
+    for (int i = 0; i < CALLS; i++) {
+      sink += statement.executeUpdate();
+    }
+    long after = threads.getThreadAllocatedBytes(id);
+    assertEquals(2L * CALLS, sink);
+    return after - before;
+  }
+
+  private static NodeBreaker breaker() {
+    return new NodeBreaker("s0", "primary db0:5432", 5, 1_000, 1_000);
+  }
+
+  /** A connection whose statements answer at once: 1 row updated, an empty batch, or an SQLException. */
+  private static Connection driver(boolean failing) {
+    Object statement = Proxy.newProxyInstance(StatementTimingTest.class.getClassLoader(),
+        new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
+          if (failing && method.getName().startsWith("execute")) {
+            throw new SQLException("duplicate key", "23505");
+          }
+          return switch (method.getName()) {
+            case "executeUpdate" -> 1;
+            case "executeLargeUpdate" -> 1L;
+            case "executeBatch" -> new int[0];
+            case "execute" -> false;
+            case "getFetchSize" -> 0;
+            default -> null;
+          };
+        });
+    return (Connection) Proxy.newProxyInstance(StatementTimingTest.class.getClassLoader(),
+        new Class<?>[] {Connection.class}, (proxy, method, args) -> switch (method.getName()) {
+          case "prepareStatement", "createStatement" -> statement;
+          default -> null;
+        });
+  }
+}
