@@ -2,6 +2,7 @@ package io.shardwise.hibernate.resharding;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.ShardedSessions;
@@ -164,5 +165,47 @@ class ReverseRollbackTest {
     assertEquals(List.of(), replicationObjects(), "complete drops the reverse path with the forward one");
     ReshardStatus after = moves.status(w.id());
     assertTrue(after.objects().stream().noneMatch(ReshardObject::exists), after.describe());
+  }
+
+  @Test
+  void aRollbackThatCannotFinishWithinThePauseLimitIsAbandonedAndWritesGoOnAtTheTarget() throws Exception {
+    Resharding moves = shards.resharding();
+    long key = firstMovingMerchant();
+    ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", OnlineMoveTest.moving(), List.of()), p -> { });
+    assertTrue(moves.switchWrites(w.id()).switched());
+    Awaitility.await().until(() -> shards.shardFor(key).equals("s1"));
+
+    // the source stops applying the target's changes: the reverse catch-up cannot finish
+    MoveFixture.execute(s0, "ALTER SUBSCRIPTION shardwise_rsub_" + w.id() + " DISABLE");
+    SwitchResult slow = moves.rollbackWrites(w.id());
+    assertFalse(slow.switched(), slow.describeRollback());
+    assertTrue(slow.reason().contains("reverse replication too slow"), slow.describeRollback());
+    System.out.println("abandoned rollback: " + slow.describeRollback());
+    assertEquals(ReshardPhase.WRITES_SWITCHED, moves.status(w.id()).workflow().phase());
+    assertEquals("s1", shards.shardFor(key));
+    shards.forKey(key).inTransaction(s -> s.find(PurchaseOrder.class, key * 1000).setCustomer("after the abandon"));
+    ReshardingException refused = assertThrows(ReshardingException.class, () -> moves.rollback(w.id()));
+    assertTrue(refused.getMessage().contains("run rollback again"), refused.getMessage());
+
+    // an in-flight transaction on the target holding a moving bucket past the limit: the drain gives up
+    MoveFixture.execute(s0, "ALTER SUBSCRIPTION shardwise_rsub_" + w.id() + " ENABLE");
+    org.hibernate.Session open = shards.forKey(key).openSession();
+    try {
+      open.beginTransaction();
+      open.find(PurchaseOrder.class, key * 1000 + 1).setCustomer("held open on the target");
+      open.flush();
+      SwitchResult held = moves.rollbackWrites(w.id());
+      assertFalse(held.switched(), held.describeRollback());
+      assertTrue(held.reason().contains("in-flight"), held.describeRollback());
+      open.getTransaction().commit();
+    } finally {
+      open.close();
+    }
+    SwitchResult back = moves.rollbackWrites(w.id());
+    assertTrue(back.switched(), back.describeRollback());
+    assertEquals(List.of("after the abandon", "held open on the target"), MoveFixture.strings(s0,
+        "SELECT customer FROM purchase_order WHERE id IN (" + key * 1000 + ", " + (key * 1000 + 1) + ") ORDER BY id"));
+    assertEquals(ReshardPhase.CANCELLED, moves.cancel(w.id()).phase());
+    assertEquals(List.of(), replicationObjects());
   }
 }

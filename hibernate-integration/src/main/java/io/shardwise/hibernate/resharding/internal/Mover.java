@@ -897,9 +897,11 @@ public final class Mover implements Resharding {
     }
   }
 
+  /** Records that the rollback was abandoned, the freeze being released; the pause ends now, before that record. */
   private SwitchResult abandonRollback(ReshardWorkflow w, long t0, long drainNanos, long catchUpNanos, String reason) {
+    long releasedAt = System.nanoTime();
     store.setPhase(w.id(), ReshardPhase.WRITES_SWITCHED);
-    SwitchResult result = new SwitchResult(false, (System.nanoTime() - t0) / 1e6, drainNanos / 1e6, catchUpNanos / 1e6,
+    SwitchResult result = new SwitchResult(false, (releasedAt - t0) / 1e6, drainNanos / 1e6, catchUpNanos / 1e6,
         -1, reason);
     LOG.log(System.Logger.Level.INFO, "move " + w.id() + ": " + result.describeRollback());
     return result;
