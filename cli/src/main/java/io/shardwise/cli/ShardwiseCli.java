@@ -4,6 +4,7 @@ import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseDdl;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.resharding.BucketRanges;
+import io.shardwise.hibernate.resharding.ReshardPhase;
 import io.shardwise.hibernate.resharding.ReshardProgress;
 import io.shardwise.hibernate.resharding.ReshardRequest;
 import io.shardwise.hibernate.resharding.ReshardTable;
@@ -396,15 +397,29 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "rollback", description = "Returns the reads of the moving buckets to the source.")
+  @Command(name = "rollback", description = "Returns the reads of the moving buckets to the source; after"
+      + " switch-writes also their writes, once the source has applied every write the target accepted (pausing them"
+      + " at most shardwise.reshard.pause_limit_ms; exit 4 if abandoned, writes stay on the target).")
   static final class Rollback extends Step {
     @Parameters(paramLabel = "WORKFLOW")
     String id;
 
     @Override
     public Integer call() {
-      out().println(connection.resharding().rollback(id));
-      return 0;
+      Resharding moves = connection.resharding();
+      ReshardPhase phase = workflow(moves).map(ReshardWorkflow::phase).orElse(null);
+      if (phase != ReshardPhase.WRITES_SWITCHED && phase != ReshardPhase.ROLLING_BACK_WRITES) {
+        out().println(moves.rollback(id));
+        return 0;
+      }
+      SwitchResult result = moves.rollbackWrites(id);
+      out().println(result.describeRollback());
+      workflow(moves).ifPresent(out()::println);
+      return result.switched() ? 0 : 4;
+    }
+
+    private java.util.Optional<ReshardWorkflow> workflow(Resharding moves) {
+      return moves.workflows().stream().filter(w -> w.id().equals(id)).findFirst();
     }
   }
 

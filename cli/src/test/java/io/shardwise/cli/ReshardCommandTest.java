@@ -105,8 +105,18 @@ class ReshardCommandTest {
     Run writes = shardwise(concat(new String[] {"reshard", "switch-writes", workflow}, connection));
     assertEquals(0, writes.exit(), writes.err() + writes.out());
     assertTrue(writes.out().startsWith("Writes switched"), writes.out());
-    Run cancel = shardwise(concat(new String[] {"reshard", "cancel", workflow}, connection));
-    assertEquals(2, cancel.exit(), "cancel after the write switch is refused: " + cancel.out());
+    sql(s1, "UPDATE tenant_event SET payload = 'written on s1' WHERE id = (SELECT min(id) FROM tenant_event)");
+    Run reverse = shardwise(concat(new String[] {"reshard", "status", workflow}, connection));
+    assertTrue(reverse.out().contains("shardwise_rsub_" + workflow), "the reverse path is listed: " + reverse.out());
+    Run rollback = shardwise(concat(new String[] {"reshard", "rollback", workflow}, connection));
+    assertEquals(0, rollback.exit(), rollback.err() + rollback.out());
+    assertTrue(rollback.out().startsWith("Writes rolled back to the source"), rollback.out());
+    assertTrue(rollback.out().contains("[VERIFIED]"), rollback.out());
+    assertEquals(1, count(s0, "SELECT count(*) FROM tenant_event WHERE payload = 'written on s1'"),
+        "the write made on the target came back to the source");
+    assertEquals(0, count(s0, "SELECT count(*) FROM pg_subscription"), "the reverse subscription is dropped");
+    Run again = shardwise(concat(new String[] {"reshard", "switch-writes", workflow}, connection));
+    assertEquals(0, again.exit(), again.err() + again.out());
     Run complete = shardwise(concat(new String[] {"reshard", "complete", workflow, "--set",
         "shardwise.reshard.fence_grace_ms=0"}, connection));
     assertEquals(0, complete.exit(), complete.err());

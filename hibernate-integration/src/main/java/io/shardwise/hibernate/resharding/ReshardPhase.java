@@ -2,8 +2,9 @@ package io.shardwise.hibernate.resharding;
 
 /**
  * Where a move stands. A move goes forward through the phases in this order; {@code cancel} leaves
- * any phase before {@link #WRITES_SWITCHED} for {@link #CANCELLED}, {@code rollback} returns from
- * {@link #READS_SWITCHED} to {@link #VERIFIED}.
+ * any phase for {@link #CANCELLED} until {@link #COMPLETING} (after the write switch it first rolls
+ * the writes back), {@code rollback} returns from {@link #READS_SWITCHED} or {@link #WRITES_SWITCHED}
+ * to {@link #VERIFIED}.
  */
 public enum ReshardPhase {
   /** Recorded in the control database; nothing created on a shard yet. */
@@ -18,8 +19,13 @@ public enum ReshardPhase {
   READS_SWITCHED,
   /** A write switch was under way when the mover stopped; {@code resume} finishes or undoes it. */
   SWITCHING_WRITES,
-  /** The target owns the buckets; the source refuses writes to them; its copies stay until {@code complete}. */
+  /**
+   * The target owns the buckets; the source refuses writes to them; its copies stay until {@code complete}
+   * and receive the target's writes by reverse replication, so that {@code rollback} loses nothing.
+   */
   WRITES_SWITCHED,
+  /** A rollback of the write switch was under way when the mover stopped; {@code resume} finishes or undoes it. */
+  ROLLING_BACK_WRITES,
   /** {@code complete} is deleting the moved rows from the source and dropping what the move created. */
   COMPLETING,
   /** Done: the rows live on the target only; nothing the move created is left. */

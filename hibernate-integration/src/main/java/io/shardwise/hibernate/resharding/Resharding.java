@@ -58,13 +58,32 @@ public interface Resharding {
    */
   SwitchResult switchWrites(String workflowId);
 
-  /** Undoes the read switch (reads return to the source at once). */
+  /**
+   * Undoes the read switch (reads return to the source at once); after the write switch, undoes it
+   * too ({@link #rollbackWrites}) and fails with a {@link ReshardingException} if that was abandoned.
+   * Either way the move is back in {@code VERIFIED}: switch again, or cancel.
+   */
   ReshardWorkflow rollback(String workflowId);
 
-  /** Deletes the moved rows from the source in batches and drops everything the move created. */
+  /**
+   * After the write switch: hands the buckets back to the source, with their writes paused at most
+   * {@code shardwise.reshard.pause_limit_ms}, once the source has applied every write the target
+   * accepted (reverse replication). Abandoned (writes go on at the target) when the limit is not
+   * enough; the move is then still in {@code WRITES_SWITCHED}.
+   */
+  SwitchResult rollbackWrites(String workflowId);
+
+  /**
+   * Deletes the moved rows from the source in batches and drops everything the move created,
+   * reverse replication included.
+   */
   ReshardWorkflow complete(String workflowId, Consumer<ReshardProgress> progress);
 
-  /** Abandons a move before its write switch: drops everything it created, incl. replication slots. */
+  /**
+   * Abandons a move: drops everything it created, incl. replication slots, and the target's copy.
+   * After the write switch it first rolls the writes back to the source (as {@link #rollbackWrites})
+   * and fails, changing nothing, if that was abandoned.
+   */
   ReshardWorkflow cancel(String workflowId);
 
   /** The move's record, the objects it created (checked on the shards) and its catch-up lag. */

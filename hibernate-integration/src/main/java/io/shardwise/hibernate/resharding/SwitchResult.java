@@ -20,4 +20,12 @@ public record SwitchResult(boolean switched, double pauseMillis, double drainMil
             mapVersion, pauseMillis, drainMillis, catchUpMillis)
         : String.format("Write switch abandoned after %.1f ms, writes go on at the source: %s", pauseMillis, reason);
   }
+
+  /** {@link #describe()} for the rollback of a write switch, which hands the buckets back to the source. */
+  public String describeRollback() {
+    return switched
+        ? String.format("Writes rolled back to the source: shard map version %d; writes paused %.1f ms (drain %.1f ms,"
+            + " catch-up %.1f ms)", mapVersion, pauseMillis, drainMillis, catchUpMillis)
+        : String.format("Rollback abandoned after %.1f ms, writes go on at the target: %s", pauseMillis, reason);
+  }
 }

@@ -108,7 +108,9 @@ class FencingTest {
 
         stale.forKey(key).inTransaction(s -> s.persist(new PurchaseOrder(key * 1000 + 1, key, "from the stale router")));
         assertEquals(1, MoveFixture.count(s1, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 1));
-        assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 1));
+        // the source's copy (kept for a rollback until complete) receives it only by reverse replication
+        org.awaitility.Awaitility.await().until(() -> MoveFixture.count(s0,
+            "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 1) == 1);
         // updates and deletes through the old owner are refused too
         try (Connection c = DriverManager.getConnection(s0, "postgres", null)) {
           var e = assertThrows(java.sql.SQLException.class, () -> c.createStatement().executeUpdate(
@@ -162,9 +164,7 @@ class FencingTest {
     }
     SwitchResult switched = moves.switchWrites(w.id());
     assertTrue(switched.switched(), switched.describe());
-    ReshardWorkflow cancelled = assertThrows(ReshardingException.class, () -> moves.cancel(w.id())) == null ? null
-        : moves.complete(w.id(), p -> { });
-    assertEquals(ReshardPhase.COMPLETED, cancelled.phase());
+    assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
     assertEquals(List.of("held open"), MoveFixture.strings(s1, "SELECT customer FROM purchase_order WHERE id = " + key * 1000));
   }
 

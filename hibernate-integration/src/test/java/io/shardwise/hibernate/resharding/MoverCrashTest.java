@@ -79,6 +79,8 @@ class MoverCrashTest {
     assertEquals(List.of(), MoveFixture.strings(s1, "SELECT slot_name FROM pg_replication_slots"));
     assertEquals(List.of(), MoveFixture.strings(s0, "SELECT pubname FROM pg_publication"));
     assertEquals(List.of(), MoveFixture.strings(s1, "SELECT subname FROM pg_subscription"));
+    assertEquals(List.of(), MoveFixture.strings(s1, "SELECT pubname FROM pg_publication"));
+    assertEquals(List.of(), MoveFixture.strings(s0, "SELECT subname FROM pg_subscription"));
     assertEquals(List.of(), MoveFixture.strings(s0, "SELECT tgname FROM pg_trigger WHERE tgname = 'shardwise_fence'"));
     assertEquals(List.of(), MoveFixture.strings(s1, "SELECT tgname FROM pg_trigger WHERE tgname = 'shardwise_fence'"));
   }
@@ -144,6 +146,59 @@ class MoverCrashTest {
     assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
     assertNothingLeft();
     assertEquals(List.of("on the target"), MoveFixture.strings(s1, "SELECT customer FROM purchase_order WHERE id = "
+        + key * 1000));
+  }
+
+  @Test
+  void aMoverKilledDuringTheReverseSetUpIsCancelledWithoutAnOrphanSlot() throws Exception {
+    Resharding moves = shards.resharding();
+    ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", BucketRanges.parse("0-170"), List.of()), p -> { });
+    assertEquals(86, moverProcess("DURING_REVERSE_SETUP", "switch-writes", w.id()));
+    assertEquals(ReshardPhase.VERIFIED, moves.status(w.id()).workflow().phase(), "writes were never frozen");
+    assertEquals(List.of("shardwise_rsub_" + w.id()), MoveFixture.strings(s1, "SELECT slot_name FROM pg_replication_slots"));
+    ReshardStatus status = moves.status(w.id());
+    assertTrue(status.objects().stream().anyMatch(o -> o.kind().equals("slot") && o.shard().equals("s1") && o.exists()),
+        status.describe());
+    assertEquals(ReshardPhase.CANCELLED, moves.cancel(w.id()).phase());
+    assertNothingLeft();
+  }
+
+  @Test
+  void aMoverKilledWhileTheTargetIsFrozenForARollbackLeavesWritesOnTheTarget() throws Exception {
+    Resharding moves = shards.resharding();
+    ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", BucketRanges.parse("0-170"), List.of()), p -> { });
+    assertTrue(moves.switchWrites(w.id()).switched());
+    assertEquals(86, moverProcess("AFTER_REVERSE_FREEZE", "rollback", w.id()));
+    assertEquals(ReshardPhase.ROLLING_BACK_WRITES, moves.status(w.id()).workflow().phase());
+    long key = movingMerchant;
+    org.awaitility.Awaitility.await().until(() -> shards.shardFor(key).equals("s1"));
+    // the freeze died with the mover: writes go on at the target, and reach the source by reverse replication
+    shards.forKey(key).inTransaction(s -> s.find(PurchaseOrder.class, key * 1000).setCustomer("after the crash"));
+    assertEquals(ReshardPhase.WRITES_SWITCHED, moves.resume(w.id(), p -> { }).phase());
+    assertEquals(ReshardPhase.CANCELLED, moves.cancel(w.id()).phase(), "cancel rolls the writes back first");
+    assertNothingLeft();
+    assertEquals(List.of("after the crash"), MoveFixture.strings(s0, "SELECT customer FROM purchase_order WHERE id = "
+        + key * 1000));
+    assertEquals(0, MoveFixture.count(s1, "SELECT count(*) FROM purchase_order WHERE merchant_id = ?", key));
+  }
+
+  @Test
+  void aMoverKilledAfterTheFlipBackIsFinishedByResume() throws Exception {
+    Resharding moves = shards.resharding();
+    ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", BucketRanges.parse("0-170"), List.of()), p -> { });
+    assertTrue(moves.switchWrites(w.id()).switched());
+    long key = movingMerchant;
+    org.awaitility.Awaitility.await().until(() -> shards.shardFor(key).equals("s1"));
+    shards.forKey(key).inTransaction(s -> s.find(PurchaseOrder.class, key * 1000).setCustomer("on the target"));
+    assertEquals(86, moverProcess("AFTER_REVERSE_FLIP", "rollback", w.id()));
+    org.awaitility.Awaitility.await().until(() -> shards.shardFor(key).equals("s0"));
+    assertEquals(ReshardPhase.VERIFIED, moves.resume(w.id(), p -> { }).phase());
+    assertEquals(List.of(), MoveFixture.strings(s0, "SELECT subname FROM pg_subscription"), "reverse path dropped");
+    shards.forKey(key).inTransaction(s -> s.find(PurchaseOrder.class, key * 1000).setCustomer("back on the source"));
+    assertTrue(moves.switchWrites(w.id()).switched());
+    assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
+    assertNothingLeft();
+    assertEquals(List.of("back on the source"), MoveFixture.strings(s1, "SELECT customer FROM purchase_order WHERE id = "
         + key * 1000));
   }
 }

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * A mover in a JVM of its own, so that a test can kill it for real:
  * {@code MoverProcess <controlUrl> start <source> <target> <buckets> <table>...} or
- * {@code MoverProcess <controlUrl> switch-writes <workflowId>}. With
+ * {@code MoverProcess <controlUrl> switch-writes|rollback <workflowId>}. With
  * {@code -Dshardwise-test.reshard.crash_at=POINT} it halts at that point.
  */
 public final class MoverProcess {
@@ -24,6 +24,7 @@ public final class MoverProcess {
         System.out.println("workflow " + w.id() + " " + w.phase());
       }
       case "switch-writes" -> System.out.println(moves.switchWrites(args[2]).describe());
+      case "rollback" -> System.out.println(moves.rollbackWrites(args[2]).describeRollback());
       default -> throw new IllegalArgumentException(args[1]);
     }
     System.exit(0);

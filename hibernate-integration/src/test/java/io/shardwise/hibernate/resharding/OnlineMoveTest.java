@@ -18,9 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -119,54 +117,8 @@ class OnlineMoveTest {
     Resharding moves = shards.resharding();
     List<String> messages = new CopyOnWriteArrayList<>();
     // a writer: inserts, updates and deletes orders of every merchant, keeping a ledger of what was acknowledged
-    ConcurrentHashMap<Long, String> ledger = new ConcurrentHashMap<>();
-    for (long m = 1; m <= MERCHANTS; m++) {
-      for (int o = 0; o < 5; o++) {
-        ledger.put(m * 1000 + o, "customer " + o);
-      }
-    }
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicLong writes = new AtomicLong();
-    AtomicLong fenced = new AtomicLong();
-    List<Throwable> writerErrors = new CopyOnWriteArrayList<>();
-    Thread writer = new Thread(() -> {
-      java.util.Random random = new java.util.Random(7);
-      long next = 500;
-      while (!stop.get()) {
-        long merchant = 1 + random.nextInt(MERCHANTS);
-        int op = random.nextInt(3);
-        long orderId = merchant * 1000 + (op == 0 ? next++ % 1000 : random.nextInt(5));
-        for (int attempt = 0; ; attempt++) {
-          try {
-            String customer = "w" + writes.get();
-            shards.forKey(merchant).inTransaction(s -> {
-              PurchaseOrder existing = s.find(PurchaseOrder.class, orderId);
-              if (existing == null) {
-                s.persist(new PurchaseOrder(orderId, merchant, customer));
-              } else if (op == 2 && orderId % 1000 >= 5) {
-                s.remove(existing);
-              } else {
-                existing.setCustomer(customer);
-              }
-            });
-            // acknowledged: record the effect
-            ledger.compute(orderId, (k, v) -> v == null ? customer : op == 2 && orderId % 1000 >= 5 ? null : customer);
-            writes.incrementAndGet();
-            break;
-          } catch (BucketMovedException e) {
-            fenced.incrementAndGet();
-            if (attempt > 20) {
-              writerErrors.add(e);
-              return;
-            }
-          } catch (RuntimeException e) {
-            writerErrors.add(e);
-            return;
-          }
-        }
-      }
-    }, "writer");
-    writer.start();
+    LedgerWriter writer = new LedgerWriter(shards, MERCHANTS);
+    AtomicLong writes = writer.writes;
     try {
       ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", moving(), List.of()), p -> {
         if (p.message() != null) {
@@ -197,37 +149,21 @@ class OnlineMoveTest {
       long before = writes.get();
       org.awaitility.Awaitility.await().until(() -> writes.get() > before + 50);
     } finally {
-      stop.set(true);
-      writer.join();
+      writer.close();
     }
-    assertEquals(List.of(), writerErrors);
+    assertEquals(List.of(), writer.errors);
     ReshardWorkflow done = moves.complete(moves.workflows().get(0).id(), p -> {});
     assertEquals(ReshardPhase.COMPLETED, done.phase());
 
     // every acknowledged order exactly once, on the shard its key routes to, as last written
-    Map<Long, String> onS0 = MoveFixture.customersById(s0);
-    Map<Long, String> onS1 = MoveFixture.customersById(s1);
-    for (var e : ledger.entrySet()) {
-      long merchant = e.getKey() / 1000;
-      boolean ownedByS1 = moves(merchant) || MoveFixture.bucketOf(merchant) >= 512;
-      Map<Long, String> owner = ownedByS1 ? onS1 : onS0;
-      Map<Long, String> other = ownedByS1 ? onS0 : onS1;
-      String where = "order " + e.getKey() + " (bucket " + MoveFixture.bucketOf(merchant) + ", ledger " + e.getValue()
-          + ", writes " + writes.get() + ")";
-      assertEquals(e.getValue() != null, owner.containsKey(e.getKey()), where + " on its owner; on the other shard: "
-          + other.containsKey(e.getKey()));
-      assertFalse(other.containsKey(e.getKey()), where + " not on the other shard");
-      if (e.getValue() != null) {
-        assertEquals(e.getValue(), owner.get(e.getKey()), where + " as last written");
-      }
-    }
+    writer.assertEveryWriteOnItsOwner(s0, s1, m -> moves(m) || MoveFixture.bucketOf(m) >= 512);
     assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_replication_slots"));
     assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_publication"));
     assertEquals(0, MoveFixture.count(s1, "SELECT count(*) FROM pg_subscription"));
     assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_trigger WHERE tgname = 'shardwise_fence'"));
     assertEquals("default", MoveFixture.strings(s0, "SELECT CASE relreplident WHEN 'd' THEN 'default' ELSE "
         + "relreplident::text END FROM pg_class WHERE relname = 'purchase_order'").get(0));
-    System.out.println("online move: " + writes.get() + " acknowledged writes, " + fenced.get() + " fenced and retried");
+    System.out.println("online move: " + writes.get() + " acknowledged writes, " + writer.fenced.get() + " fenced and retried");
   }
 
   /**

@@ -18,7 +18,13 @@ public final class CrashPoints {
     /** Writes to the moving buckets are frozen at the source and the target has caught up; the map is not flipped. */
     AFTER_FREEZE,
     /** The shard map gives the buckets to the target; the freeze is not released by the mover. */
-    AFTER_FLIP
+    AFTER_FLIP,
+    /** At the write switch: the reverse publication and subscription exist; the freeze has not started. */
+    DURING_REVERSE_SETUP,
+    /** Rollback after the write switch: writes frozen at the target, the source has caught up; the map is not flipped back. */
+    AFTER_REVERSE_FREEZE,
+    /** Rollback after the write switch: the map gives the buckets back to the source; reverse replication not dropped yet. */
+    AFTER_REVERSE_FLIP
   }
 
   private static volatile Consumer<Point> hook = point -> {

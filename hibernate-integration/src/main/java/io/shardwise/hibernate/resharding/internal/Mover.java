@@ -290,6 +290,7 @@ public final class Mover implements Resharding {
             }
           }
           case SWITCHING_WRITES -> recoverSwitch(w);
+          case ROLLING_BACK_WRITES -> recoverRollback(w);
           case COMPLETING -> {
             return complete(id, progress);
           }
@@ -546,10 +547,14 @@ public final class Mover implements Resharding {
   @Override
   public ReshardWorkflow rollback(String id) {
     ReshardWorkflow w = store.load(id);
-    if (w.phase() == ReshardPhase.WRITES_SWITCHED) {
-      throw new ReshardingException("Move " + id + " has switched its writes: returning them to the source needs"
-          + " reverse replication, which this version does not run yet. The source still holds the rows as of the"
-          + " switch; the move stays in WRITES_SWITCHED (complete it, or move the buckets back with a new move).");
+    if (w.phase() == ReshardPhase.WRITES_SWITCHED || w.phase() == ReshardPhase.ROLLING_BACK_WRITES) {
+      SwitchResult result = rollbackWrites(id);
+      if (!result.switched()) {
+        throw new ReshardingException("Move " + id + ": " + result.describeRollback() + ". The move stays in"
+            + " WRITES_SWITCHED with writes on '" + w.target() + "'; run rollback again (a larger "
+            + io.shardwise.hibernate.ShardwiseSettings.RESHARD_PAUSE_LIMIT + " or a lighter write load helps).");
+      }
+      return store.load(id);
     }
     requirePhase(w, "roll back", ReshardPhase.READS_SWITCHED);
     Map<Integer, String> readers = new TreeMap<>();
@@ -578,21 +583,30 @@ public final class Mover implements Resharding {
         return new SwitchResult(false, 0, 0, 0, -1, "the target is " + lag + " bytes behind (limit "
             + settings.maxSwitchLagBytes() + "); writes were not paused");
       }
+      setUpReverse(w, map, source, target);
       store.startSwitch(id, w.phase());
       try (Connection controlConnection = control.openConnection("shardwise-reshard-" + id + "-switch")) {
-        // warm each backend's catalog caches for the statements of the freeze, so that they cost no cold start inside it
-        for (Connection shard : List.of(source, target)) {
-          Sql.queryText(shard, "SELECT count(*) FROM " + Fences.SCHEMA + ".fence WHERE workflow_id = ?", id);
-          Sql.queryText(shard, "SELECT count(*) FROM " + Fences.SCHEMA + ".marker WHERE workflow_id = ?", id);
-          Sql.execute(shard, "UPDATE " + Fences.SCHEMA + ".fence SET state = state WHERE false");
-        }
-        Sql.execute(controlConnection, "SELECT version FROM shardwise.map_version", "SELECT count(*) FROM shardwise.bucket",
-            "SELECT id FROM shardwise.shard", "UPDATE shardwise.bucket SET shard_id = shard_id WHERE false");
+        warmFreezeStatements(id, source, target, controlConnection);
         return freezeAndFlip(w, map, source, target, controlConnection);
       }
     } catch (SQLException e) {
       throw failure("switch the writes of move " + id, null, e);
     }
+  }
+
+  /**
+   * Warms each backend's catalog caches for the statements of a freeze (the write switch or its
+   * rollback), so that they cost no cold start while writes wait.
+   */
+  private static void warmFreezeStatements(String id, Connection source, Connection target, Connection controlConnection)
+      throws SQLException {
+    for (Connection shard : List.of(source, target)) {
+      Sql.queryText(shard, "SELECT count(*) FROM " + Fences.SCHEMA + ".fence WHERE workflow_id = ?", id);
+      Sql.queryText(shard, "SELECT count(*) FROM " + Fences.SCHEMA + ".marker WHERE workflow_id = ?", id);
+      Sql.execute(shard, "UPDATE " + Fences.SCHEMA + ".fence SET state = state WHERE false");
+    }
+    Sql.execute(controlConnection, "SELECT version FROM shardwise.map_version", "SELECT count(*) FROM shardwise.bucket",
+        "SELECT id FROM shardwise.shard", "UPDATE shardwise.bucket SET shard_id = shard_id WHERE false");
   }
 
   private SwitchResult freezeAndFlip(ReshardWorkflow w, ShardMap map, Connection source, Connection target,
@@ -713,6 +727,229 @@ public final class Mover implements Resharding {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Reverse replication (target -> source) and the rollback of the write switch
+  // ---------------------------------------------------------------------------------------------
+
+  static String reversePublication(ReshardWorkflow w) {
+    return "shardwise_rpub_" + w.id();
+  }
+
+  /** The reverse subscription on the source; its slot on the target has the same name. */
+  static String reverseSubscription(ReshardWorkflow w) {
+    return "shardwise_rsub_" + w.id();
+  }
+
+  /**
+   * Creates the way back before the write switch: on the target a publication of the moving buckets
+   * (the forward row filter) and the move's markers; on the source a subscription to it that copies
+   * nothing ({@code copy_data = false}) and streams every change committed on the target after its
+   * slot was created. The slot is created by {@code CREATE SUBSCRIPTION} before it returns, and the
+   * target's fence opens only later, in the switch: no write the target accepts can be missed. Both
+   * sides use {@code origin = none}, so a change applied by one direction is never sent back by the
+   * other. The apply worker on the source runs with {@code session_replication_role = replica}, so
+   * the source's fence trigger (an ordinary, origin-enabled trigger) does not refuse its writes.
+   * Idempotent: objects that exist are reused. Ends with a marker from the target seen on the source.
+   */
+  private void setUpReverse(ReshardWorkflow w, ShardMap map, Connection source, Connection target) throws SQLException {
+    String publication = reversePublication(w);
+    String subscription = reverseSubscription(w);
+    log(w, w.target()).record("publication", publication, "reverse");
+    Replication.createPublication(target, publication, w.tables(), w.buckets(), map.bucketCount(), w.id());
+    log(w, w.target()).record("slot", subscription, "reverse");
+    log(w, w.source()).record("subscription", subscription, "reverse");
+    Replication.createSubscription(source, subscription, Replication.conninfo(map.shard(w.target()).primaryUrl(), user,
+        password), publication, false);
+    CrashPoints.at(CrashPoints.Point.DURING_REVERSE_SETUP);
+    long seq = Fences.writeMarker(target, w.id(), w.target());
+    if (!awaitMarker(w, source, w.target(), seq, System.nanoTime() + 60_000_000_000L)) {
+      throw new ReshardingException("Reverse replication of move " + w.id() + " (subscription " + subscription + " on '"
+          + w.source() + "') does not apply the target's changes; writes were not switched. Check the source's server"
+          + " log, then switch again, or cancel.");
+    }
+  }
+
+  /** Drops the reverse subscription (and through it its slot), any slot left of it, and the reverse publication. */
+  private void dropReverse(ReshardWorkflow w, Connection source, Connection target) throws SQLException {
+    String subscription = reverseSubscription(w);
+    Replication.dropSubscription(source, subscription);
+    store.dropped(w.id(), w.source(), "subscription", subscription);
+    Replication.dropSlots(target, Replication.slotsOf(target, subscription, -1));
+    store.dropped(w.id(), w.target(), "slot", subscription);
+    Replication.dropPublication(target, reversePublication(w));
+    store.dropped(w.id(), w.target(), "publication", reversePublication(w));
+  }
+
+  @Override
+  public SwitchResult rollbackWrites(String id) {
+    ReshardWorkflow w = store.load(id);
+    if (w.phase() == ReshardPhase.ROLLING_BACK_WRITES) {
+      try {
+        recoverRollback(w);
+      } catch (SQLException e) {
+        throw failure("settle the interrupted rollback of move " + id, null, e);
+      }
+      w = store.load(id);
+      if (w.phase() == ReshardPhase.VERIFIED) {
+        return new SwitchResult(true, 0, 0, 0, control.load().version(), null);
+      }
+    }
+    requirePhase(w, "roll back the writes of", ReshardPhase.WRITES_SWITCHED);
+    ShardMap map = control.load();
+    try (Connection source = connect(map, w.source(), null, id + "-rollback");
+        Connection target = connect(map, w.target(), null, id + "-rollback")) {
+      if (!Sql.exists(source, "SELECT 1 FROM pg_subscription WHERE subname = ?", reverseSubscription(w))) {
+        throw new ReshardingException("Move " + id + " has no reverse subscription " + reverseSubscription(w) + " on '"
+            + w.source() + "' (switched by an older version?): the writes made on '" + w.target() + "' since the switch"
+            + " cannot be returned. Complete the move, or move the buckets back with a new move.");
+      }
+      store.setPhase(id, ReshardPhase.ROLLING_BACK_WRITES);
+      try (Connection controlConnection = control.openConnection("shardwise-reshard-" + id + "-rollback")) {
+        warmFreezeStatements(id, source, target, controlConnection);
+        return freezeAndFlipBack(w, map, source, target, controlConnection);
+      }
+    } catch (SQLException e) {
+      throw failure("roll back the writes of move " + id, null, e);
+    }
+  }
+
+  /**
+   * The write switch in reverse: drain the target's writers of the moving buckets under the move's
+   * lock (taken on the target), a marker from the target, wait until the source applied it, then
+   * fence the target, open the source and give the buckets back in one map change. Bounded by the
+   * pause limit like the switch; abandoned, the writes go on at the target.
+   */
+  private SwitchResult freezeAndFlipBack(ReshardWorkflow w, ShardMap map, Connection source, Connection target,
+      Connection controlConnection) throws SQLException {
+    long t0 = System.nanoTime();
+    long deadline = t0 + settings.pauseLimitMs() * 1_000_000;
+    if (!lockWithinPauseLimit(target, w)) {
+      return abandonRollback(w, t0, 0, 0, "in-flight transactions on the moving buckets did not finish within "
+          + settings.pauseLimitMs() + " ms");
+    }
+    long drained = System.nanoTime();
+    boolean released = false;
+    try {
+      long seq = Fences.writeMarker(target, w.id(), w.target());
+      boolean caughtUp = awaitMarker(w, source, w.target(), seq, deadline);
+      long applied = System.nanoTime();
+      if (!caughtUp) {
+        unlock(target, w);
+        released = true;
+        return abandonRollback(w, t0, drained - t0, applied - drained, "the source did not apply the target's last"
+            + " change within " + settings.pauseLimitMs() + " ms (reverse replication too slow)");
+      }
+      CrashPoints.at(CrashPoints.Point.AFTER_REVERSE_FREEZE);
+      long next = map.version() + 1;
+      // fence the target first: a crash between the two leaves both fenced (refused, retried), never both open
+      Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), next, w.lockKey());
+      Fences.set(source, w.id(), w.buckets(), "open", w.source(), next, w.lockKey());
+      Map<Integer, String> owners = new TreeMap<>();
+      w.buckets().forEach(b -> owners.put(b, w.source()));
+      long version;
+      try {
+        version = control.assignBuckets(controlConnection, map.version(), owners);
+      } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
+        Fences.set(source, w.id(), w.buckets(), "fenced", w.target(), map.version(), w.lockKey());
+        Fences.set(target, w.id(), w.buckets(), "open", w.target(), map.version(), w.lockKey());
+        unlock(target, w);
+        released = true;
+        return abandonRollback(w, t0, drained - t0, applied - drained, "the shard map could not be changed: "
+            + e.getMessage());
+      }
+      CrashPoints.at(CrashPoints.Point.AFTER_REVERSE_FLIP);
+      unlock(target, w);
+      released = true;
+      long end = System.nanoTime();
+      finishRollback(w, source, target);
+      SwitchResult result = new SwitchResult(true, (end - t0) / 1e6, (drained - t0) / 1e6, (applied - drained) / 1e6,
+          version, null);
+      LOG.log(System.Logger.Level.INFO, "move " + w.id() + ": " + result.describeRollback());
+      return result;
+    } finally {
+      if (!released) {
+        unlockQuietly(target, w);
+      }
+    }
+  }
+
+  /** Takes the move's advisory lock exclusively on {@code c} (the drain); false if that takes longer than the pause limit. */
+  private boolean lockWithinPauseLimit(Connection c, ReshardWorkflow w) throws SQLException {
+    Sql.execute(c, "SET lock_timeout = '" + settings.pauseLimitMs() + "ms'");
+    try {
+      Sql.queryText(c, "SELECT pg_advisory_lock(?)", w.lockKey());
+      return true;
+    } catch (SQLException e) {
+      if (!"55P03".equals(e.getSQLState())) {
+        throw e;
+      }
+      return false;
+    } finally {
+      Sql.execute(c, "RESET lock_timeout");
+    }
+  }
+
+  private static void unlockQuietly(Connection c, ReshardWorkflow w) {
+    try {
+      unlock(c, w);
+    } catch (SQLException e) {
+      LOG.log(System.Logger.Level.WARNING, "move " + w.id() + ": releasing the freeze failed (" + e.getMessage()
+          + "); it ends with the mover's connection");
+    }
+  }
+
+  /** Records that the rollback was abandoned, the freeze being released; the pause ends now, before that record. */
+  private SwitchResult abandonRollback(ReshardWorkflow w, long t0, long drainNanos, long catchUpNanos, String reason) {
+    long releasedAt = System.nanoTime();
+    store.setPhase(w.id(), ReshardPhase.WRITES_SWITCHED);
+    SwitchResult result = new SwitchResult(false, (releasedAt - t0) / 1e6, drainNanos / 1e6, catchUpNanos / 1e6,
+        -1, reason);
+    LOG.log(System.Logger.Level.INFO, "move " + w.id() + ": " + result.describeRollback());
+    return result;
+  }
+
+  /**
+   * After the map gave the buckets back: the reverse path is no longer needed (the target's fence
+   * refuses their writes), and the move is where it was before the write switch, with reads on the
+   * source: {@code VERIFIED}, the forward subscription still keeping the target's copy current.
+   */
+  private void finishRollback(ReshardWorkflow w, Connection source, Connection target) throws SQLException {
+    dropReverse(w, source, target);
+    store.setPhase(w.id(), ReshardPhase.VERIFIED);
+  }
+
+  /** After a crash during a rollback of the write switch: finish it if the target was fenced, else undo it. */
+  private void recoverRollback(ReshardWorkflow w) throws SQLException {
+    ShardMap map = control.load();
+    boolean flippedBack = w.buckets().stream().allMatch(b -> map.ownerOf(b).equals(w.source()));
+    try (Connection source = connect(map, w.source(), null, w.id() + "-recover");
+        Connection target = connect(map, w.target(), null, w.id() + "-recover")) {
+      if (flippedBack) {
+        Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), map.version(), w.lockKey());
+        Fences.set(source, w.id(), w.buckets(), "open", w.source(), map.version(), w.lockKey());
+        finishRollback(w, source, target);
+        return;
+      }
+      if ("fenced".equals(Fences.state(target, w.id()))) {
+        // writes are refused at the target: once the source has everything, the map can be flipped back
+        long seq = Fences.writeMarker(target, w.id(), w.target());
+        if (!awaitMarker(w, source, w.target(), seq, System.nanoTime() + 60_000_000_000L)) {
+          throw new ReshardingException("Move " + w.id() + " is fenced at the target but the source does not catch up;"
+              + " check the reverse subscription " + reverseSubscription(w) + " on '" + w.source() + "'");
+        }
+        Map<Integer, String> owners = new TreeMap<>();
+        w.buckets().forEach(b -> owners.put(b, w.source()));
+        long version = control.assignBuckets(map.version(), owners);
+        Fences.set(source, w.id(), w.buckets(), "open", w.source(), version, w.lockKey());
+        finishRollback(w, source, target);
+        return;
+      }
+      // the freeze died with the mover's connection before anything changed: writes go on at the target
+      Fences.set(source, w.id(), w.buckets(), "fenced", w.target(), map.version(), w.lockKey());
+      store.setPhase(w.id(), ReshardPhase.WRITES_SWITCHED);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Complete, cancel: remove what the move created
   // ---------------------------------------------------------------------------------------------
 
@@ -732,6 +969,7 @@ public final class Mover implements Resharding {
     ShardMap map = control.load();
     try (Connection source = connect(map, w.source(), null, id + "-complete");
         Connection target = connect(map, w.target(), null, id + "-complete")) {
+      dropReverse(w, source, target);
       dropReplication(w, source, target);
       long deleted = 0;
       Sql.execute(source, "SET shardwise.bypass_fence = 'on'");
@@ -777,9 +1015,17 @@ public final class Mover implements Resharding {
       }
       w = store.load(id);
     }
-    if (w.phase() == ReshardPhase.WRITES_SWITCHED || w.phase() == ReshardPhase.COMPLETING) {
-      throw new ReshardingException("Move " + id + " has switched its writes to '" + w.target() + "'; cancelling now"
-          + " would lose the writes made there since. Complete it (or move the buckets back with a new move).");
+    if (w.phase() == ReshardPhase.WRITES_SWITCHED || w.phase() == ReshardPhase.ROLLING_BACK_WRITES) {
+      SwitchResult back = rollbackWrites(id);
+      if (!back.switched()) {
+        throw new ReshardingException("Could not cancel move " + id + ": its writes must first return to '"
+            + w.source() + "', and " + back.describeRollback() + ". Nothing was removed; run cancel again.");
+      }
+      w = store.load(id);
+    }
+    if (w.phase() == ReshardPhase.COMPLETING) {
+      throw new ReshardingException("Move " + id + " is completing: the moved rows are being deleted from '"
+          + w.source() + "'. Run complete again; it cannot be cancelled any more.");
     }
     if (w.phase() == ReshardPhase.READS_SWITCHED) {
       rollback(id);
@@ -789,6 +1035,7 @@ public final class Mover implements Resharding {
     ShardDescriptor newTarget = store.newTarget(id);
     try (Connection source = connect(map, w.source(), null, id + "-cancel");
         Connection target = connect(map, w.target(), newTarget, id + "-cancel")) {
+      dropReverse(w, source, target);
       dropReplication(w, source, target);
       if (Fences.state(target, id) != null || SchemaCopy.exists(target, firstSharded(w).name())) {
         Sql.execute(target, "SET shardwise.bypass_fence = 'on'");
@@ -894,10 +1141,11 @@ public final class Mover implements Resharding {
         Connection target = connect(map, w.target(), newTarget, id + "-status")) {
       long oid = recordedOid(w);
       List<String> slots = Replication.slotsOf(source, w.slot(), oid);
+      List<String> reverseSlots = Replication.slotsOf(target, reverseSubscription(w), -1);
       for (ReshardObject o : store.objects(id)) {
         Connection c = o.shard().equals(w.source()) ? source : target;
         boolean exists = switch (o.kind()) {
-          case "slot" -> slots.contains(o.name());
+          case "slot" -> (o.shard().equals(w.source()) ? slots : reverseSlots).contains(o.name());
           case "sync-slots" -> slots.stream().anyMatch(s -> !s.equals(w.slot()));
           case "publication" -> Sql.exists(c, "SELECT 1 FROM pg_publication WHERE pubname = ?", o.name());
           case "subscription" -> Sql.exists(c, "SELECT 1 FROM pg_subscription WHERE subname = ?", o.name());
@@ -915,6 +1163,10 @@ public final class Mover implements Resharding {
       boolean subscribed = Sql.exists(target, "SELECT 1 FROM pg_subscription WHERE subname = ?", w.subscription());
       if (!subscribed || w.phase().isTerminal()) {
         orphans.addAll(slots);
+      }
+      if (w.phase().isTerminal()
+          || !Sql.exists(source, "SELECT 1 FROM pg_subscription WHERE subname = ?", reverseSubscription(w))) {
+        reverseSlots.forEach(s -> orphans.add(s + " (on " + w.target() + ")"));
       }
       lag = Replication.lagBytes(source, w.slot());
       if (subscribed && !w.phase().isTerminal()) {
@@ -950,7 +1202,8 @@ public final class Mover implements Resharding {
     }
     throw new ReshardingException("Cannot " + action + " move " + w.id() + ": it is in phase " + w.phase()
         + ", and " + action + " needs " + java.util.Arrays.toString(allowed) + "."
-        + (w.phase() == ReshardPhase.SWITCHING_WRITES || w.phase() == ReshardPhase.COPYING
+        + (w.phase() == ReshardPhase.SWITCHING_WRITES || w.phase() == ReshardPhase.ROLLING_BACK_WRITES
+            || w.phase() == ReshardPhase.COPYING
             || w.phase() == ReshardPhase.CATCHING_UP || w.phase() == ReshardPhase.CREATED ? " Resume it first." : ""));
   }
 

@@ -191,12 +191,22 @@ final class Replication {
    */
   static void createSubscription(Connection c, String subscription, String conninfo, String publication)
       throws SQLException {
+    createSubscription(c, subscription, conninfo, publication, true);
+  }
+
+  /**
+   * {@code CREATE SUBSCRIPTION} as above; without {@code copyData} it only streams the changes made
+   * after its slot was created (reverse replication: the subscriber already holds the rows). The slot
+   * is created on the publisher before this returns.
+   */
+  static void createSubscription(Connection c, String subscription, String conninfo, String publication,
+      boolean copyData) throws SQLException {
     if (Sql.exists(c, "SELECT 1 FROM pg_subscription WHERE subname = ?", subscription)) {
       return;
     }
     Sql.execute(c, "CREATE SUBSCRIPTION " + Sql.ident(subscription) + " CONNECTION " + Sql.literal(conninfo)
-        + " PUBLICATION " + Sql.ident(publication) + " WITH (copy_data = true, slot_name = " + Sql.literal(subscription)
-        + ", origin = none, binary = true)");
+        + " PUBLICATION " + Sql.ident(publication) + " WITH (copy_data = " + copyData + ", slot_name = "
+        + Sql.literal(subscription) + ", origin = none, binary = true)");
   }
 
   /** The subscription's oid on the target, or -1. */
