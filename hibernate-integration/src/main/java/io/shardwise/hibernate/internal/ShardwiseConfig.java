@@ -63,7 +63,8 @@ public final class ShardwiseConfig {
    * @param maxSwitchLagBytes the catch-up lag above which a write switch is not attempted
    * @param verifyThreads parallel checksum queries
    * @param deleteBatchRows rows per delete transaction when a move completes
-   * @param fenceGraceMs how long the source's fences outlive the write switch
+   * @param fenceGraceMs with the router lease off only: the wait before the copy, and how long the source's fences
+   *     outlive the write switch
    */
   public record Resharding(long pauseLimitMs, long maxSwitchLagBytes, int verifyThreads, int deleteBatchRows,
       long fenceGraceMs) {}
