@@ -226,7 +226,7 @@ public final class ShardedSessions {
    */
   public ScatterQueries scatter(Session session) {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
-        components::scatterExecutor, this::readForScatter, components.config().scatter(), router::map,
+        components::scatterExecutor, this::readForScatter, components.config().scatter(), router::checkedMap,
         type -> components.model().byClass(type), metrics, observations, session, components.scatterPlans()));
   }
 

@@ -124,6 +124,23 @@ public final class ShardwiseDdl {
           PRIMARY KEY (saga_id, step, kind)
         )""")),
 
+    /**
+     * The routers following the shard map, each with the map version it routes with and its lease
+     * ({@code shardwise.control.router_lease_ms}); online moves wait for their acknowledgements.
+     */
+    ROUTER_LEASES("router leases", Database.CONTROL, "SELECT, INSERT, UPDATE, DELETE", List.of("shardwise.router"),
+        List.of(CREATE_SCHEMA, """
+        CREATE TABLE IF NOT EXISTS shardwise.router (
+          id         text PRIMARY KEY,
+          host       text NOT NULL,
+          pid        bigint NOT NULL,
+          unit       text NOT NULL,
+          version    bigint NOT NULL,
+          lease_ms   bigint NOT NULL CHECK (lease_ms > 0),
+          started_at timestamptz NOT NULL DEFAULT now(),
+          last_seen  timestamptz NOT NULL DEFAULT now()
+        )""")),
+
     /** Leased {@code @SnowflakeId} worker ids. */
     WORKER_LEASES("Snowflake worker leases", Database.LEASE, "SELECT, INSERT, UPDATE, DELETE",
         List.of("shardwise.snowflake_worker"), List.of(CREATE_SCHEMA, """

@@ -234,6 +234,16 @@ public final class ShardwiseSettings {
   public static final String CONTROL_VERSION_CHECK_INTERVAL = "shardwise.control.version_check_interval_ms";
 
   /**
+   * The router lease (ms, default 30000; 0 turns it off). Each router registers in the control
+   * database and acknowledges every map version; online moves wait for the acknowledgements of the
+   * routers whose lease runs instead of {@link #RESHARD_FENCE_GRACE}. A router that cannot confirm its
+   * map with the control database for a whole lease refuses routing by key and scatter-gather with
+   * {@code ShardMapStaleException} until it can: the control database is then needed for routing
+   * after the lease. At least three {@link #CONTROL_VERSION_CHECK_INTERVAL}s; the same in every process.
+   */
+  public static final String CONTROL_ROUTER_LEASE = "shardwise.control.router_lease_ms";
+
+  /**
    * Online resharding: the longest writes to the moving buckets may pause at the write switch (ms,
    * default 100). If in-flight transactions do not finish, or the target does not catch up, within
    * it, the switch is abandoned and writes go on at the source.
@@ -250,9 +260,12 @@ public final class ShardwiseSettings {
   public static final String RESHARD_DELETE_BATCH = "shardwise.reshard.delete_batch_rows";
 
   /**
-   * Online resharding: how long after the write switch {@code complete} keeps the source's fences, so
-   * that routers which missed the change are refused rather than write to rows about to be deleted
-   * (ms, default 5000; make it longer than the time a router may be cut off from the control database).
+   * Online resharding, only with the router lease off ({@link #CONTROL_ROUTER_LEASE} = 0): how long a
+   * move waits after recording the target's copy before it copies, and how long after the write switch
+   * {@code complete} keeps the source's fences, so that routers which missed the change are refused
+   * rather than write to rows about to be deleted (ms, default 5000; make it longer than the time a
+   * router may be cut off from the control database). With the lease on, moves wait for the routers'
+   * acknowledgements instead.
    */
   public static final String RESHARD_FENCE_GRACE = "shardwise.reshard.fence_grace_ms";
 

@@ -70,7 +70,8 @@ class LeastPrivilegeTest {
       admin(shard.primary(), DB, ShardwiseDdl.Feature.SAGA_MARKERS.script(APP), ShardwiseDdl.globalIndexScript(gidx, APP));
     }
     admin(pg.shard(0).primary(), CONTROL, ShardwiseDdl.Feature.SHARD_MAP.script(APP),
-        ShardwiseDdl.Feature.TRANSACTION_LOG.script(APP), ShardwiseDdl.Feature.WORKER_LEASES.script(APP));
+        ShardwiseDdl.Feature.ROUTER_LEASES.script(APP), ShardwiseDdl.Feature.TRANSACTION_LOG.script(APP),
+        ShardwiseDdl.Feature.WORKER_LEASES.script(APP));
     // the application's own tables (its business, not Shardwise's) and the shard map, written by the
     // administrator: the application's role only reads the map
     try (SessionFactory admin = builder("postgres", true).schema("create").buildSessionFactory()) {
@@ -129,8 +130,14 @@ class LeastPrivilegeTest {
     assertEquals(ShardwiseDdl.Feature.SHARD_MAP.script("postgres"), missing.sql());
     assertEquals(0L, count(pg.shard(0).primary(), CONTROL, "SELECT count(*) FROM pg_namespace WHERE nspname = 'shardwise'"));
 
-    // with the shard map in place, the transaction log is the next thing missing: its SQL, nothing created
+    // with the shard map in place, the router leases are the next thing missing: their SQL, nothing created
     admin(pg.shard(0).primary(), CONTROL, ShardwiseDdl.Feature.SHARD_MAP.script("postgres"));
+    e = assertThrows(RuntimeException.class, () -> builder("postgres", true).buildSessionFactory().close());
+    missing = find(e);
+    assertEquals(ShardwiseDdl.Feature.ROUTER_LEASES.script("postgres"), missing.sql());
+    assertTrue(missing.getMessage().contains("table shardwise.router is missing"), missing.getMessage());
+    // then the transaction log
+    admin(pg.shard(0).primary(), CONTROL, ShardwiseDdl.Feature.ROUTER_LEASES.script("postgres"));
     e = assertThrows(RuntimeException.class, () -> builder("postgres", true).buildSessionFactory().close());
     missing = find(e);
     assertEquals(ShardwiseDdl.Feature.TRANSACTION_LOG.script("postgres"), missing.sql());
@@ -146,7 +153,7 @@ class LeastPrivilegeTest {
   @Test
   void aMissingShardObjectFailsItsFirstUseWithTheSqlForThatShardAndWritesNothing() throws SQLException {
     admin(pg.shard(0).primary(), CONTROL, ShardwiseDdl.Feature.SHARD_MAP.script("postgres"),
-        ShardwiseDdl.Feature.TRANSACTION_LOG.script("postgres"));
+        ShardwiseDdl.Feature.ROUTER_LEASES.script("postgres"), ShardwiseDdl.Feature.TRANSACTION_LOG.script("postgres"));
     try (SessionFactory sf = builder("postgres", true).schema("create").buildSessionFactory()) {
       ShardedSessions shards = ShardedSessions.of(sf);
       long a = BankFixture.key(shards, "s0", 1);

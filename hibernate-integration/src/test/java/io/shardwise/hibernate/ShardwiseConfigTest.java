@@ -368,4 +368,24 @@ class ShardwiseConfigTest {
     p.remove(SnowflakeGenerator.CLOCK);
     assertEquals(Duration.ofSeconds(45), ShardwiseConfig.from(p).snowflake().leaseTtl());
   }
+
+  @Test
+  void theRouterLeaseDefaultsTo30sMayBeOffAndMustOutlastThreeVersionChecks() {
+    Map<String, Object> p = valid();
+    p.put(ShardwiseSettings.CONTROL_URL, "jdbc:postgresql://control/map");
+    assertEquals(30_000, ShardwiseConfig.from(p).routerLeaseMs());
+    p.put(ShardwiseSettings.CONTROL_ROUTER_LEASE, "0");
+    p.put(ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL, "3600000");
+    assertEquals(0, ShardwiseConfig.from(p).routerLeaseMs(), "off: any check interval goes");
+    p.put(ShardwiseSettings.CONTROL_ROUTER_LEASE, "2999");
+    p.put(ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL, "1000");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("shardwise.control.router_lease_ms = 2999 is shorter than three"
+        + " shardwise.control.version_check_interval_ms (1000 ms each)"), m);
+    assertTrue(m.contains("'shop'"), m);
+    p.put(ShardwiseSettings.CONTROL_ROUTER_LEASE, "3000");
+    assertEquals(3000, ShardwiseConfig.from(p).routerLeaseMs());
+    p.put(ShardwiseSettings.CONTROL_ROUTER_LEASE, "-1");
+    assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p));
+  }
 }

@@ -63,7 +63,8 @@ public final class ShardwiseConfig {
    * @param maxSwitchLagBytes the catch-up lag above which a write switch is not attempted
    * @param verifyThreads parallel checksum queries
    * @param deleteBatchRows rows per delete transaction when a move completes
-   * @param fenceGraceMs how long the source's fences outlive the write switch
+   * @param fenceGraceMs with the router lease off only: the wait before the copy, and how long the source's fences
+   *     outlive the write switch
    */
   public record Resharding(long pauseLimitMs, long maxSwitchLagBytes, int verifyThreads, int deleteBatchRows,
       long fenceGraceMs) {}
@@ -152,6 +153,7 @@ public final class ShardwiseConfig {
   private final Transactions transactions;
   private final SnowflakeSettings snowflake;
   private final long controlVersionCheckIntervalMs;
+  private final long routerLeaseMs;
   private final Resharding resharding;
   private final NodeTimeouts primaryTimeouts;
   private final int breakerFailureThreshold;
@@ -189,6 +191,7 @@ public final class ShardwiseConfig {
     this.primaryTimeoutsByShard = Map.copyOf(p.primaryTimeoutsByShard);
     this.replicaTimeoutsByShard = Map.copyOf(p.replicaTimeoutsByShard);
     this.controlVersionCheckIntervalMs = p.controlVersionCheckIntervalMs;
+    this.routerLeaseMs = p.routerLeaseMs;
     this.resharding = p.resharding;
     this.unitName = p.unitName;
     this.staticMap = p.staticMap;
@@ -262,6 +265,14 @@ public final class ShardwiseConfig {
   /** How often a router checks the control database's map version besides listening for changes. */
   public long controlVersionCheckIntervalMs() {
     return controlVersionCheckIntervalMs;
+  }
+
+  /**
+   * How long a router routes without confirming its map with the control database (ms); 0: no lease
+   * (moves then wait {@code fence_grace_ms} instead of acknowledgements).
+   */
+  public long routerLeaseMs() {
+    return routerLeaseMs;
   }
 
   /** Online resharding settings. */
@@ -445,6 +456,7 @@ public final class ShardwiseConfig {
     Transactions transactions;
     SnowflakeSettings snowflake;
     long controlVersionCheckIntervalMs;
+    long routerLeaseMs;
     Resharding resharding;
     NodeTimeouts primaryTimeouts;
     int breakerFailureThreshold;
@@ -551,6 +563,13 @@ public final class ShardwiseConfig {
       controlInitialize = booleanSetting(ShardwiseSettings.CONTROL_INITIALIZE, false);
       controlVersionCheckIntervalMs = intSetting(ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL, 1000, 1,
           86_400_000);
+      routerLeaseMs = intSetting(ShardwiseSettings.CONTROL_ROUTER_LEASE, 30_000, 0, 86_400_000);
+      if (controlUrl != null && routerLeaseMs > 0 && routerLeaseMs < 3 * controlVersionCheckIntervalMs) {
+        problems.add(ShardwiseSettings.CONTROL_ROUTER_LEASE + " = " + routerLeaseMs + " is shorter than three "
+            + ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL + " (" + controlVersionCheckIntervalMs + " ms each):"
+            + " a router would refuse work after one slow poll. Make the lease at least "
+            + 3 * controlVersionCheckIntervalMs + ", or 0 to turn the lease off");
+      }
       resharding = new Resharding(
           intSetting(ShardwiseSettings.RESHARD_PAUSE_LIMIT, 100, 1, 60_000),
           intSetting(ShardwiseSettings.RESHARD_MAX_SWITCH_LAG, 16 << 20, 0, Integer.MAX_VALUE),
@@ -894,6 +913,7 @@ public final class ShardwiseConfig {
         ShardwiseSettings.TX_ENABLED, ShardwiseSettings.TX_RECOVERY_INTERVAL, ShardwiseSettings.TX_IN_DOUBT_GRACE,
         ShardwiseSettings.TX_LOG_POOL_SIZE, ShardwiseSettings.SAGA_MAX_ATTEMPTS, ShardwiseSettings.SAGA_BACKOFF,
         ShardwiseSettings.SCATTER_THREADS, ShardwiseSettings.SCATTER_MAX_ROWS, ShardwiseSettings.SCATTER_FETCH_SIZE, ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL,
+        ShardwiseSettings.CONTROL_ROUTER_LEASE,
         ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
         ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,

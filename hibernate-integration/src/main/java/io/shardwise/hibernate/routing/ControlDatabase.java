@@ -114,6 +114,73 @@ public final class ControlDatabase {
   }
 
   /**
+   * Creates ({@code create}) or checks the table of router leases ({@code shardwise.router}, {@link
+   * ShardwiseDdl.Feature#ROUTER_LEASES}); needed by routers with a lease and by online moves.
+   */
+  public void prepareRouterTable(boolean create) {
+    withConnection(create ? "create the router lease table" : "check the router lease table", "shardwise-control",
+        c -> {
+          OwnObjects.ensure(c, create, "the control database", ShardwiseDdl.Feature.ROUTER_LEASES);
+          return null;
+        });
+  }
+
+  /**
+   * A router that follows the map with a lease, as registered in {@code shardwise.router}.
+   *
+   * @param id unique per running router (host, process and a random part)
+   * @param host the host name of its process
+   * @param pid its process id
+   * @param unit the persistence unit it routes for
+   * @param version the shard map version it routes with (acknowledged)
+   * @param leaseMs how long it keeps routing without confirming its map with the control database
+   * @param sinceSeenMs milliseconds since its last heartbeat, by the control database's clock
+   */
+  public record RouterLease(String id, String host, long pid, String unit, long version, long leaseMs,
+      long sinceSeenMs) {
+    /** Whether its lease still runs: a router whose lease ran out refuses routed work until it confirms its map. */
+    public boolean live() {
+      return sinceSeenMs < leaseMs;
+    }
+
+    @Override
+    public String toString() {
+      return id + " (unit " + unit + ", map version " + version + ", seen " + sinceSeenMs + " ms ago, lease "
+          + leaseMs + " ms)";
+    }
+  }
+
+  /** Every registered router, live or not, by id; routers remove their row when they close. */
+  public List<RouterLease> routers() {
+    return withConnection("list the routers", "shardwise-control", c -> {
+      List<RouterLease> routers = new ArrayList<>();
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, host, pid, unit, version,"
+          + " lease_ms, (extract(epoch FROM clock_timestamp() - last_seen) * 1000)::bigint FROM shardwise.router"
+          + " ORDER BY id")) {
+        while (rs.next()) {
+          routers.add(new RouterLease(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4),
+              rs.getLong(5), rs.getLong(6), rs.getLong(7)));
+        }
+      }
+      return routers;
+    });
+  }
+
+  /**
+   * Removes the rows of routers whose lease ran out more than {@code olderThanMs} ago (crashed
+   * processes); they would be refused anyway and re-register when they reach the database again.
+   */
+  public int removeExpiredRouters(long olderThanMs) {
+    return withConnection("remove expired routers", "shardwise-control", c -> {
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM shardwise.router WHERE last_seen"
+          + " < clock_timestamp() - (lease_ms + ?) * interval '1 millisecond'")) {
+        ps.setLong(1, olderThanMs);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  /**
    * Stores {@code map} (with its version) if the control database holds no map yet, and returns the
    * stored map. If it already holds the same shards and bucket owners, nothing changes and the
    * stored map is returned, so every application instance may call this at start. If it holds a
@@ -408,6 +475,33 @@ public final class ControlDatabase {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT version FROM shardwise.map_version")) {
       return rs.next() ? rs.getLong(1) : -1;
+    }
+  }
+
+  /**
+   * Records that router {@code r} routes with map {@code version} and is alive now (its heartbeat);
+   * the lease counts from this statement's start on the database's clock.
+   */
+  static void heartbeat(Connection c, RouterLease r, long version) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("""
+        INSERT INTO shardwise.router (id, host, pid, unit, version, lease_ms, last_seen)
+        VALUES (?, ?, ?, ?, ?, ?, statement_timestamp())
+        ON CONFLICT (id) DO UPDATE SET version = excluded.version, last_seen = excluded.last_seen""")) {
+      ps.setString(1, r.id());
+      ps.setString(2, r.host());
+      ps.setLong(3, r.pid());
+      ps.setString(4, r.unit());
+      ps.setLong(5, version);
+      ps.setLong(6, r.leaseMs());
+      ps.executeUpdate();
+    }
+  }
+
+  /** Removes router {@code id}'s row (it closed). */
+  static void unregister(Connection c, String id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("DELETE FROM shardwise.router WHERE id = ?")) {
+      ps.setString(1, id);
+      ps.executeUpdate();
     }
   }
 

@@ -45,7 +45,21 @@ import org.postgresql.PGNotification;
  *       so a change committed while it was disconnected is loaded as soon as it is back.
  * </ul>
  *
- * <p>While disconnected, routing continues on the last snapshot.
+ * <p>While disconnected, routing continues on the last snapshot — for at most the router's lease,
+ * when it has one.
+ *
+ * <h2>Router lease</h2>
+ *
+ * <p>With {@link Builder#routerLease(Duration, String)}, the source registers its router in
+ * {@code shardwise.router} (id, host, pid, persistence unit, lease) and keeps that row current: an
+ * upsert of the map version it routes with whenever that changes (the <em>acknowledgement</em>,
+ * written after every listener has installed the map), and a heartbeat every third of the lease,
+ * which first reads the stored version and loads a newer map. An online move waits until every
+ * router whose lease runs has acknowledged the map version that carries its change. A router that
+ * cannot write its heartbeat for a whole lease, counted from the start of the last one that
+ * succeeded (so never later than the control database counts it), is <em>stale</em>:
+ * {@link #checkFresh()} throws {@link ShardMapStaleException} until a heartbeat succeeds again,
+ * and the move, which no longer waits for it, cannot make it read or write the wrong shard.
  *
  * <h2>Thread safety</h2>
  *
@@ -69,6 +83,18 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   private final Properties connectionProperties;
   private final CopyOnWriteArrayList<Consumer<ShardMap>> listeners = new CopyOnWriteArrayList<>();
   private final Thread follower;
+  /** This router's row in {@code shardwise.router}, or null without a lease. */
+  private final ControlDatabase.RouterLease lease;
+  private final long leaseNanos;
+  private final long heartbeatNanos;
+
+  /** When the last successful heartbeat started (System.nanoTime); the lease runs from there. */
+  private volatile long confirmedAt;
+  /** The newest version every listener has installed: what the heartbeat acknowledges. */
+  private volatile long acknowledged;
+  /** Owned by the follower thread: the version the last heartbeat wrote, and when the next one is due. */
+  private long reported = -1;
+  private long nextHeartbeat;
 
   private volatile ShardMap current;
   private volatile boolean closed;
@@ -85,6 +111,16 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
     long socketTimeoutSeconds = Math.max(10, TimeUnit.NANOSECONDS.toSeconds(checkIntervalNanos) * 3);
     connectionProperties.setProperty("socketTimeout", Long.toString(socketTimeoutSeconds));
     connectionProperties.setProperty("tcpKeepAlive", "true");
+    if (builder.lease.isZero()) {
+      this.lease = null;
+      this.leaseNanos = 0;
+      this.heartbeatNanos = 0;
+    } else {
+      this.lease = new ControlDatabase.RouterLease(routerId(name), host(), ProcessHandle.current().pid(),
+          builder.unitName, 0, builder.lease.toMillis(), 0);
+      this.leaseNanos = builder.lease.toNanos();
+      this.heartbeatNanos = Math.max(1, leaseNanos / 3);
+    }
 
     Connection c;
     try {
@@ -95,11 +131,23 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
           + "and password.", e);
     }
     try {
+      long started = System.nanoTime();
+      if (lease != null) {
+        // registered before the map is read: a move that changes the map after this read waits for this router
+        ControlDatabase.heartbeat(c, lease, 0);
+      }
       ShardMap map = ControlDatabase.readMap(c);
       if (map == null) {
         throw control.notInitialized();
       }
       current = map;
+      acknowledged = map.version();
+      if (lease != null) {
+        ControlDatabase.heartbeat(c, lease, map.version());
+        reported = map.version();
+        confirmedAt = started;
+        nextHeartbeat = started + heartbeatNanos;
+      }
     } catch (SQLException | RuntimeException e) {
       closeQuietly(c);
       if (e instanceof SQLException sql) {
@@ -122,6 +170,42 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   @Override
   public ShardMap current() {
     return current;
+  }
+
+  /**
+   * Throws {@link ShardMapStaleException} if this router has a lease and has not confirmed its map
+   * with the control database within it; returns at once otherwise (one clock read).
+   */
+  public void checkFresh() {
+    if (lease != null) {
+      long since = System.nanoTime() - confirmedAt;
+      if (since >= leaseNanos) {
+        throw stale(since);
+      }
+    }
+  }
+
+  /** Whether this source has a router lease ({@link Builder#routerLease(Duration, String)}). */
+  public boolean leased() {
+    return lease != null;
+  }
+
+  /** This router's id in {@code shardwise.router}, or null without a lease. */
+  public String routerId() {
+    return lease == null ? null : lease.id();
+  }
+
+  private ShardMapStaleException stale(long sinceNanos) {
+    long sinceMs = TimeUnit.NANOSECONDS.toMillis(sinceNanos);
+    long leaseMs = lease.leaseMs();
+    return new ShardMapStaleException("Router " + lease.id() + " of persistence unit '" + lease.unit()
+        + "' could not reach control database " + control.displayUrl() + " for " + sinceMs + " ms, longer than its"
+        + " lease (shardwise.control.router_lease_ms = " + leaseMs + "), so it cannot vouch for shard map version "
+        + current.version() + ": an online move may have changed it, and moves no longer wait for this router."
+        + " Routing by key and scatter-gather are refused until it reaches the control database again, which it"
+        + " keeps trying; retry the unit of work then. Check the network and the control database; to keep"
+        + " routing on the last map instead, set shardwise.control.router_lease_ms = 0 (then moves wait"
+        + " shardwise.reshard.fence_grace_ms instead of acknowledgements).", current.version(), sinceMs, leaseMs);
   }
 
   @Override
@@ -182,6 +266,15 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
       LOG.log(System.Logger.Level.WARNING, "Shard map follower " + name + " did not stop within " + JOIN_TIMEOUT
           + "; it is a daemon thread and will stop when its current call to " + control.displayUrl() + " returns");
     }
+    if (lease != null) {
+      try (Connection unregister = control.connect(name + "-close", connectionProperties)) {
+        ControlDatabase.unregister(unregister, lease.id());
+      } catch (SQLException | RuntimeException e) {
+        LOG.log(System.Logger.Level.INFO, "Router " + lease.id() + " could not remove its lease from control database "
+            + control.displayUrl() + " (" + e.getMessage() + "); moves wait for it until its lease of "
+            + lease.leaseMs() + " ms runs out");
+      }
+    }
   }
 
   @Override
@@ -211,8 +304,11 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
             backoff = INITIAL_BACKOFF_NANOS;
             reloadIfNewer(c, ControlDatabase.readVersion(c)); // a change missed while disconnected
             nextCheck = System.nanoTime() + checkIntervalNanos;
+            nextHeartbeat = System.nanoTime(); // renew the lease now
           }
-          long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextCheck - System.nanoTime()));
+          heartbeatIfDue(c);
+          long wakeAt = lease != null && nextHeartbeat - nextCheck < 0 ? nextHeartbeat : nextCheck;
+          long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(wakeAt - System.nanoTime()));
           PGNotification[] notifications =
               c.unwrap(PGConnection.class).getNotifications((int) Math.min(waitMillis, Integer.MAX_VALUE));
           if (closed) {
@@ -223,6 +319,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
             reloadIfNewer(c, ControlDatabase.readVersion(c));
             nextCheck = System.nanoTime() + checkIntervalNanos;
           }
+          heartbeatIfDue(c);
         } catch (SQLException | RuntimeException e) {
           if (closed) {
             break;
@@ -240,6 +337,40 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
     } finally {
       closeQuietly(connection);
       connection = null;
+    }
+  }
+
+  /**
+   * Writes this router's row when the acknowledged version changed or the heartbeat is due; the
+   * heartbeat first reads the stored version (and loads a newer map), so a renewed lease always
+   * comes with a confirmed map.
+   */
+  private void heartbeatIfDue(Connection c) throws SQLException {
+    if (lease == null) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (acknowledged == reported && now - nextHeartbeat < 0) {
+      return;
+    }
+    reloadIfNewer(c, ControlDatabase.readVersion(c));
+    long version = acknowledged;
+    ControlDatabase.heartbeat(c, lease, version);
+    reported = version;
+    confirmedAt = now;
+    nextHeartbeat = now + heartbeatNanos;
+  }
+
+  private static String routerId(String name) {
+    return host() + "/pid-" + ProcessHandle.current().pid() + "/" + name + "-"
+        + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 16);
+  }
+
+  private static String host() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException | SecurityException e) {
+      return "unknown-host";
     }
   }
 
@@ -278,6 +409,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
             + map.version() + "; the other listeners still run", e);
       }
     }
+    acknowledged = map.version(); // every listener (the router) has installed it
   }
 
   /** The highest version announced by these notifications, or -1; ignores payloads that are not numbers. */
@@ -324,6 +456,8 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
     private final ControlDatabase control;
     private Duration versionCheckInterval = Duration.ofSeconds(1);
     private Duration maxReconnectBackoff = Duration.ofSeconds(5);
+    private Duration lease = Duration.ZERO;
+    private String unitName;
 
     private Builder(ControlDatabase control) {
       this.control = Objects.requireNonNull(control, "a shard map source needs a ControlDatabase");
@@ -339,6 +473,24 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
             + " must be at least 1 ms, was " + interval);
       }
       this.versionCheckInterval = interval;
+      return this;
+    }
+
+    /**
+     * Registers the router in the control database with a lease (zero: no lease, the default), so
+     * that online moves wait for its acknowledgement of each map change instead of a fixed grace
+     * period, and {@link #checkFresh()} refuses once it could not confirm its map for a whole
+     * lease. The lease must be at least three version check intervals.
+     *
+     * @param unitName the persistence unit routed, shown in {@code shardwise.router}
+     */
+    public Builder routerLease(Duration lease, String unitName) {
+      if (lease == null || lease.isNegative()) {
+        throw new IllegalArgumentException("routerLease for " + control.displayUrl() + " must be zero (off) or"
+            + " positive, was " + lease);
+      }
+      this.lease = lease;
+      this.unitName = unitName == null ? "(unnamed)" : unitName;
       return this;
     }
 
@@ -359,6 +511,12 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
      * @throws IllegalStateException if it holds no shard map yet
      */
     public ControlDatabaseShardMapSource start() {
+      if (!lease.isZero() && lease.compareTo(versionCheckInterval.multipliedBy(3)) < 0) {
+        throw new IllegalArgumentException("The router lease (" + lease.toMillis() + " ms) for "
+            + control.displayUrl() + " must be at least three version check intervals ("
+            + versionCheckInterval.toMillis() + " ms each), so that a heartbeat can fail once without the"
+            + " router refusing work");
+      }
       return new ControlDatabaseShardMapSource(this);
     }
   }

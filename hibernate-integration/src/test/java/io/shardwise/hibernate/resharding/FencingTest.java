@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.ShardedSessions;
-import io.shardwise.hibernate.shop.Country;
-import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.shop.PurchaseOrder;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
@@ -16,7 +14,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,18 +43,11 @@ class FencingTest {
     shards = ShardedSessions.of(sf);
     s0 = pg.shard(0).primary().jdbcUrl(DB);
     s1 = pg.shard(1).primary().jdbcUrl(DB);
-    shards.referenceTables().inTransaction(s -> s.persist(new Country("DE", "Germany")));
     movingMerchant = 1;
     while (MoveFixture.bucketOf(movingMerchant) > 170) {
       movingMerchant++;
     }
-    for (long m = 1; m <= 50; m++) {
-      long merchant = m;
-      shards.forKey(merchant).inTransaction(s -> {
-        s.persist(new Merchant(merchant, "m" + merchant, s.getReference(Country.class, "DE")));
-        s.persist(new PurchaseOrder(merchant * 1000, merchant, "first"));
-      });
-    }
+    MoveFixture.seedMerchants(shards, 50);
   }
 
   @AfterEach
@@ -68,11 +58,7 @@ class FencingTest {
   }
 
   static Set<Integer> moving() {
-    Set<Integer> buckets = new TreeSet<>();
-    for (int b = 0; b <= 170; b++) {
-      buckets.add(b);
-    }
-    return buckets;
+    return MoveFixture.bucketsUpTo(170);
   }
 
   @Test
@@ -86,6 +72,7 @@ class FencingTest {
       String staleControl = MoveFixture.controlUrl(pg, DB).replace(":" + controlPort + "/", ":" + proxy.port() + "/");
       SessionFactory staleFactory = MoveFixture.builder(pg, DB, staleControl)
           .property("shardwise.control.version_check_interval_ms", "3600000")
+          .property("shardwise.control.router_lease_ms", "0") // deaf for good: no lease, fenced by the shard
           .property("shardwise.primary.statement_timeout_ms", "1000")
           .property("shardwise.primary.socket_timeout_ms", "2000").buildSessionFactory();
       try {

@@ -79,6 +79,27 @@ final class MoveFixture {
     return builder(pg, database).schema("create").buildSessionFactory();
   }
 
+  /** Buckets 0..{@code last}: the moving set of the tests that move part of s0 (which owns 0..511) to s1. */
+  static java.util.Set<Integer> bucketsUpTo(int last) {
+    java.util.Set<Integer> buckets = new java.util.TreeSet<>();
+    for (int b = 0; b <= last; b++) {
+      buckets.add(b);
+    }
+    return buckets;
+  }
+
+  /** The reference country DE and merchants 1..{@code merchants}, each with one order (id merchant * 1000). */
+  static void seedMerchants(ShardedSessions shards, int merchants) {
+    shards.referenceTables().inTransaction(s -> s.persist(new Country("DE", "Germany")));
+    for (long m = 1; m <= merchants; m++) {
+      long merchant = m;
+      shards.forKey(merchant).inTransaction(s -> {
+        s.persist(new Merchant(merchant, "m" + merchant, s.getReference(Country.class, "DE")));
+        s.persist(new PurchaseOrder(merchant * 1000, merchant, "first"));
+      });
+    }
+  }
+
   static int bucketOf(long key) {
     return BucketStrategy.bucketOf(PgHash.hashLong(key), BUCKETS);
   }

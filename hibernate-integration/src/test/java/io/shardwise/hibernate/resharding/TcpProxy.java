@@ -12,13 +12,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A loopback TCP forwarder with a switch that silences the connections open so far (bytes are
  * read and dropped, as behind a network partition) while new connections still pass: a router's
- * listening connection goes deaf, but the router can still reach the server when it asks.
+ * listening connection goes deaf, but the router can still reach the server when it asks. A full
+ * {@link #partition()} also closes every new connection at once, until {@link #heal()}.
  */
 final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
   private final int upstreamPort;
   private final List<Pair> pairs = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
+  private volatile boolean partitioned;
 
   private static final class Pair {
     final Socket client;
@@ -48,10 +50,32 @@ final class TcpProxy implements AutoCloseable {
     pairs.forEach(p -> p.silenced = true);
   }
 
+  /** Silences the open connections and closes new ones as they come: nothing gets through. */
+  void partition() {
+    partitioned = true;
+    silenceOpenConnections();
+  }
+
+  /** Ends a partition: the silenced connections are closed (their clients reconnect), new ones pass. */
+  void heal() throws IOException {
+    partitioned = false;
+    for (Pair p : pairs) {
+      if (p.silenced) {
+        p.client.close();
+        p.upstream.close();
+        pairs.remove(p);
+      }
+    }
+  }
+
   private void accept() {
     while (!server.isClosed()) {
       try {
         Socket client = server.accept();
+        if (partitioned) {
+          client.close();
+          continue;
+        }
         Socket upstream = new Socket(InetAddress.getLoopbackAddress(), upstreamPort);
         Pair pair = new Pair(client, upstream);
         pairs.add(pair);

@@ -227,4 +227,42 @@ class ControlDatabaseShardMapSourceTest {
   static boolean threadAlive(String name) {
     return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(name) && t.isAlive());
   }
+
+  @Test
+  void aLeasedRouterRegistersBeforeItReadsAcknowledgesEachVersionAndLeavesWhenClosed() {
+    control.prepareRouterTable(true);
+    ControlDatabaseShardMapSource source = ControlDatabaseShardMapSource.builder(control)
+        .versionCheckInterval(NO_POLLING).routerLease(Duration.ofMinutes(20), "shop").start();
+    sources.add(source);
+    ControlDatabaseShardMapSource unleased = start(NO_POLLING);
+    assertTrue(source.leased());
+    assertFalse(unleased.leased());
+    unleased.checkFresh(); // no lease: never refuses
+    source.checkFresh();
+    List<ControlDatabase.RouterLease> routers = control.routers();
+    assertEquals(1, routers.size(), "only the leased source registers: " + routers);
+    ControlDatabase.RouterLease row = routers.get(0);
+    assertEquals(source.routerId(), row.id());
+    assertEquals("shop", row.unit());
+    assertEquals(ProcessHandle.current().pid(), row.pid());
+    assertEquals(1, row.version());
+    assertEquals(1_200_000, row.leaseMs());
+    assertTrue(row.live(), row.toString());
+
+    long version = control.assignBuckets(Map.of(3, "s2"));
+    waiting().until(() -> control.routers().get(0).version() == version);
+    assertEquals(version, source.current().version(), "acknowledged only once installed");
+
+    source.close();
+    assertEquals(List.of(), control.routers(), "a closed router removes its row");
+  }
+
+  @Test
+  void aLeaseShorterThanThreeVersionChecksIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ControlDatabaseShardMapSource
+        .builder(control).versionCheckInterval(Duration.ofSeconds(1)).routerLease(Duration.ofMillis(2999), "shop")
+        .start());
+    assertTrue(e.getMessage().contains("must be at least three version check intervals (1000 ms each)"),
+        e.getMessage());
+  }
 }

@@ -158,8 +158,12 @@ public final class ShardwiseComponents implements AutoCloseable {
     if (config.controlInitialize()) {
       control.initialize(config.staticMap());
     }
+    if (config.routerLeaseMs() > 0) {
+      control.prepareRouterTable(config.ddlCreate());
+    }
     ShardMapSource source = ControlDatabaseShardMapSource.builder(control)
-        .versionCheckInterval(java.time.Duration.ofMillis(config.controlVersionCheckIntervalMs())).start();
+        .versionCheckInterval(java.time.Duration.ofMillis(config.controlVersionCheckIntervalMs()))
+        .routerLease(java.time.Duration.ofMillis(config.routerLeaseMs()), config.unitName()).start();
     ShardwiseComponents components;
     try {
       components = new ShardwiseComponents(config, control, source);

@@ -253,7 +253,8 @@ public final class OperationsServer implements OperationsPage {
   private void control(Json json) {
     if (sources.control() == null) {
       json.member("control", "no control database (shardwise.control.url): sagas and moves are not recorded");
-      json.name("sagas").value((String) null).name("resharding").value((String) null);
+      json.name("sagas").value((String) null).name("resharding").value((String) null).name("routers")
+          .value((String) null);
       return;
     }
     try (Connection c = sources.control().get()) {
@@ -266,9 +267,15 @@ public final class OperationsServer implements OperationsPage {
       rows(json, c, "SELECT id, source, target, cardinality(buckets), phase, updated_at, last_error"
           + " FROM shardwise.reshard_workflow ORDER BY updated_at DESC LIMIT 20",
           "id", "source", "target", "buckets", "phase", "updatedAt", "lastError");
+      json.name("routers");
+      rows(json, c, "SELECT id, unit, version, (extract(epoch FROM clock_timestamp() - last_seen) * 1000)::bigint,"
+          + " lease_ms, CASE WHEN clock_timestamp() - last_seen < lease_ms * interval '1 millisecond' THEN 'runs'"
+          + " ELSE 'ran out' END FROM shardwise.router ORDER BY id LIMIT 200",
+          "id", "unit", "version", "seenMillisAgo", "leaseMillis", "lease");
     } catch (SQLException | RuntimeException e) {
       json.member("control", "unreachable: " + e.getMessage());
-      json.name("sagas").value((String) null).name("resharding").value((String) null);
+      json.name("sagas").value((String) null).name("resharding").value((String) null).name("routers")
+          .value((String) null);
     }
   }
 

@@ -63,6 +63,7 @@ public final class Mover implements Resharding {
   private final String user;
   private final String password;
   private final ShardwiseConfig.Resharding settings;
+  private final long routerLeaseMs;
   private final Supplier<List<ReshardTable>> modelTables;
 
   /**
@@ -79,8 +80,12 @@ public final class Mover implements Resharding {
     this.user = config.user();
     this.password = config.password();
     this.settings = config.resharding();
+    this.routerLeaseMs = config.routerLeaseMs();
     this.modelTables = modelTables;
     control.createSchema();
+    if (routerLeaseMs > 0) {
+      control.prepareRouterTable(true);
+    }
     store.createSchema();
   }
 
@@ -354,15 +359,8 @@ public final class Mover implements Resharding {
           Fences.install(target, t, map.bucketCount(), maxWait);
         }
       }
-      recordCopies(w, w.target());
-      long graceMs = settings.fenceGraceMs();
-      if (graceMs > 0) {
-        // routers learn of the copy by notification within milliseconds; one cut off from the control database
-        // polls: until it has the new map its scatter-gather queries would read the target's copy as well
-        report(progress, w, "grace", 0, -1, 0, "waiting " + graceMs + " ms before the copy starts, so that every"
-            + " router knows of it (" + io.shardwise.hibernate.ShardwiseSettings.RESHARD_FENCE_GRACE + ")");
-        pause(graceMs);
-      }
+      // until a router has this map, its scatter-gather queries would read the target's copy as well
+      awaitRouters(w, recordCopies(w, w.target()), settings.fenceGraceMs(), progress, "before the copy starts");
       log(w, w.source()).record("publication", w.publication(), null);
       Replication.createPublication(source, w.publication(), w.tables(), w.buckets(), map.bucketCount(), w.id());
       log(w, w.source()).record("slot", w.slot(), null);
@@ -958,12 +956,9 @@ public final class Mover implements Resharding {
     ReshardWorkflow w = store.load(id);
     requirePhase(w, "complete", ReshardPhase.WRITES_SWITCHED, ReshardPhase.COMPLETING);
     if (w.flippedAt() != null) {
-      long waitMs = w.flippedAt().toEpochMilli() + settings.fenceGraceMs() - System.currentTimeMillis();
-      if (waitMs > 0) {
-        report(progress, w, "grace", 0, -1, 0, "keeping the source's fences " + waitMs + " ms more ("
-            + io.shardwise.hibernate.ShardwiseSettings.RESHARD_FENCE_GRACE + ")");
-        pause(waitMs);
-      }
+      // a router without the flipped map could write to the source once its fences are gone
+      awaitRouters(w, w.flipVersion(), w.flippedAt().toEpochMilli() + settings.fenceGraceMs()
+          - System.currentTimeMillis(), progress, "before the source's fences are dropped");
     }
     store.setPhase(id, ReshardPhase.COMPLETING);
     ShardMap map = control.load();
@@ -1062,10 +1057,51 @@ public final class Mover implements Resharding {
    * Records in the shard map that {@code holder} holds a second copy of the move's buckets (null:
    * that no shard does). Scatter-gather reads such buckets from their read owner only.
    */
-  private void recordCopies(ReshardWorkflow w, String holder) {
+  private long recordCopies(ReshardWorkflow w, String holder) {
     Map<Integer, String> holders = new TreeMap<>();
     w.buckets().forEach(b -> holders.put(b, holder));
-    control.setCopyHolders(holders);
+    return control.setCopyHolders(holders);
+  }
+
+  /**
+   * Waits until every router whose lease runs routes with map {@code version} or newer; a router cut
+   * off from the control database drops out when its lease runs out, having refused routed work from
+   * then on. With the lease off ({@code router_lease_ms = 0}) it waits {@code graceMs} instead.
+   */
+  private void awaitRouters(ReshardWorkflow w, long version, long graceMs, Consumer<ReshardProgress> progress,
+      String why) {
+    if (routerLeaseMs <= 0) {
+      if (graceMs > 0) {
+        report(progress, w, "grace", 0, -1, 0, "waiting " + graceMs + " ms " + why + ", so that every router knows"
+            + " of map version " + version + " (" + io.shardwise.hibernate.ShardwiseSettings.RESHARD_FENCE_GRACE + ")");
+        pause(graceMs);
+      }
+      return;
+    }
+    long started = System.nanoTime();
+    String reported = null;
+    while (true) {
+      List<ControlDatabase.RouterLease> behind = control.routers().stream()
+          .filter(r -> r.live() && r.version() < version).toList();
+      if (behind.isEmpty()) {
+        return;
+      }
+      long waitedMs = (System.nanoTime() - started) / 1_000_000;
+      long longestLease = behind.stream().mapToLong(ControlDatabase.RouterLease::leaseMs).max().orElse(0);
+      if (waitedMs > 3 * Math.max(routerLeaseMs, longestLease)) {
+        throw new ReshardingException("Move " + w.id() + " waited " + waitedMs + " ms " + why + " for routers that"
+            + " keep renewing their lease but do not acknowledge shard map version " + version + ": " + behind
+            + ". Look at their logs (a map they cannot route?), restart or stop them, then run resume again");
+      }
+      String ids = behind.stream().map(r -> r.id() + "@" + r.version()).toList().toString();
+      if (!ids.equals(reported)) {
+        report(progress, w, "routers", 0, -1, 0, "waiting " + why + " for " + behind.size() + " router(s) to"
+            + " acknowledge shard map version " + version + " (or their lease to run out): " + behind.stream()
+            .map(ControlDatabase.RouterLease::toString).collect(java.util.stream.Collectors.joining(", ")));
+        reported = ids;
+      }
+      pause(50);
+    }
   }
 
   private static ReshardTable firstSharded(ReshardWorkflow w) {

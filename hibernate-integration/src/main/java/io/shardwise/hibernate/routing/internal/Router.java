@@ -3,6 +3,7 @@ package io.shardwise.hibernate.routing.internal;
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.routing.BucketStrategy;
+import io.shardwise.hibernate.routing.ControlDatabaseShardMapSource;
 import io.shardwise.hibernate.routing.PgHash;
 import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.ShardMapSource;
@@ -17,6 +18,11 @@ import java.util.function.Function;
  *
  * <p>{@link #shardFor(long)} is the fast path for integral keys: one volatile read and the
  * strategy's arithmetic, no boxing, no allocation.
+ *
+ * <p>With a router lease ({@code shardwise.control.router_lease_ms}), every routing decision and
+ * {@link #checkedMap()} first check it (one clock read) and throw
+ * {@link io.shardwise.hibernate.routing.ShardMapStaleException} when the map could not be confirmed
+ * within the lease; without one, nothing is checked.
  */
 public final class Router {
   private static final System.Logger LOG = System.getLogger("io.shardwise");
@@ -27,6 +33,8 @@ public final class Router {
   private final Function<ShardMap, ShardingStrategy> strategies;
   private final String unitName;
   private final ShardMapSource source;
+  /** The source when it has a router lease, checked before every routing decision; else null (no cost). */
+  private final ControlDatabaseShardMapSource leased;
   private volatile Routing routing;
   /** The pair before the current one: tells a write that raced a move from a misrouted one. */
   private volatile Routing previous;
@@ -35,6 +43,7 @@ public final class Router {
     this.strategies = strategies;
     this.unitName = unitName;
     this.source = source;
+    this.leased = source instanceof ControlDatabaseShardMapSource c && c.leased() ? c : null;
   }
 
   /**
@@ -60,6 +69,7 @@ public final class Router {
    * hash and the same map: one hash per routed key, no boxing, no allocation.
    */
   public String shardFor(long key, BucketCounter counter) {
+    checkFresh();
     ShardingStrategy strategy = routing.strategy();
     try {
       if (strategy instanceof BucketStrategy buckets) {
@@ -104,6 +114,7 @@ public final class Router {
       throw new ShardKeyException("A shard key is null: every sharded entity needs its @ShardKey value set,"
           + " and routing by key needs a non-null key");
     }
+    checkFresh();
     try {
       return routing.strategy().shardFor(key);
     } catch (IllegalArgumentException e) {
@@ -113,6 +124,7 @@ public final class Router {
 
   /** The shard that owns an integral key, without boxing it. */
   public String shardFor(long key) {
+    checkFresh();
     try {
       return routing.strategy().shardFor(key);
     } catch (IllegalArgumentException e) {
@@ -125,6 +137,7 @@ public final class Router {
     if (key == null) {
       throw new ShardKeyException("A shard key is null: routing by key needs a non-null key");
     }
+    checkFresh();
     try {
       return routing.strategy().readShardFor(key);
     } catch (IllegalArgumentException e) {
@@ -134,6 +147,7 @@ public final class Router {
 
   /** {@link #readShardFor(Object)} for an integral key, without boxing. */
   public String readShardFor(long key) {
+    checkFresh();
     try {
       return routing.strategy().readShardFor(key);
     } catch (IllegalArgumentException e) {
@@ -191,6 +205,19 @@ public final class Router {
   /** The shard map routing uses now. */
   public ShardMap map() {
     return routing.map();
+  }
+
+  /** {@link #map()} for work whose answer depends on it (scatter-gather): checks the router lease first. */
+  public ShardMap checkedMap() {
+    checkFresh();
+    return routing.map();
+  }
+
+  /** Throws if the router lease ran out; nothing without a lease. */
+  public void checkFresh() {
+    if (leased != null) {
+      leased.checkFresh();
+    }
   }
 
   private synchronized void install(ShardMap map) {

@@ -125,6 +125,11 @@ function draw() {
     tr.append(cell(w.id), cell(w.source), cell(w.target), cell(w.buckets), cell(w.phase), cell(w.updatedAt), cell(w.lastError));
     return tr;
   });
+  fill('routers', state.routers, 'no router with a lease registered', (r) => {
+    const tr = document.createElement('tr');
+    tr.append(cell(r.id), cell(r.unit), cell(r.version), cell(r.seenMillisAgo), cell(r.leaseMillis), cell(r.lease));
+    return tr;
+  });
 }
 
 async function refresh() {
