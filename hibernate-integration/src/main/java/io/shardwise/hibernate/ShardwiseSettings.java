@@ -234,7 +234,7 @@ public final class ShardwiseSettings {
   public static final String CONTROL_VERSION_CHECK_INTERVAL = "shardwise.control.version_check_interval_ms";
 
   /**
-   * The router lease (ms, default 30000; 0 turns it off). Each router registers in the control
+   * The router lease (ms, default 120000; 0 turns it off). Each router registers in the control
    * database and acknowledges every map version; online moves wait for the acknowledgements of the
    * routers whose lease runs instead of {@link #RESHARD_FENCE_GRACE}. A router that cannot confirm its
    * map with the control database for a whole lease refuses routing by key and scatter-gather with

@@ -563,7 +563,7 @@ public final class ShardwiseConfig {
       controlInitialize = booleanSetting(ShardwiseSettings.CONTROL_INITIALIZE, false);
       controlVersionCheckIntervalMs = intSetting(ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL, 1000, 1,
           86_400_000);
-      routerLeaseMs = intSetting(ShardwiseSettings.CONTROL_ROUTER_LEASE, 30_000, 0, 86_400_000);
+      routerLeaseMs = intSetting(ShardwiseSettings.CONTROL_ROUTER_LEASE, 120_000, 0, 86_400_000);
       if (controlUrl != null && routerLeaseMs > 0 && routerLeaseMs < 3 * controlVersionCheckIntervalMs) {
         problems.add(ShardwiseSettings.CONTROL_ROUTER_LEASE + " = " + routerLeaseMs + " is shorter than three "
             + ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL + " (" + controlVersionCheckIntervalMs + " ms each):"
