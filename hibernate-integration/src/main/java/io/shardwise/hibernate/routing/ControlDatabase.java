@@ -345,24 +345,102 @@ public final class ControlDatabase {
     }
   }
 
+  /**
+   * Validates a bucket assignment now, on {@code connection}, and returns it ready to be committed
+   * later as a single statement (one round trip: compare-and-set of the version, the buckets, the
+   * notification) — what a write switch needs inside its freeze.
+   *
+   * @throws IllegalArgumentException if a bucket or shard does not exist; nothing changes
+   */
+  public StagedAssignment stageAssignment(Connection connection, long expectedVersion, Map<Integer, String> owners) {
+    Map<Integer, String> sorted = new TreeMap<>(Objects.requireNonNull(owners, "owners"));
+    try {
+      validateAssignment(connection, sorted);
+    } catch (SQLException e) {
+      throw new ControlDatabaseException("Could not check a bucket assignment in control database " + displayUrl()
+          + ": " + e.getMessage(), e);
+    }
+    return new StagedAssignment(expectedVersion, sorted);
+  }
+
+  /**
+   * A bucket assignment validated by {@link #stageAssignment}; {@link #commit} applies it in one
+   * statement, under a statement timeout, so that its cost is one round trip to the control database.
+   */
+  public final class StagedAssignment {
+    private final long expectedVersion;
+    private final String sql;
+
+    private StagedAssignment(long expectedVersion, Map<Integer, String> sorted) {
+      this.expectedVersion = expectedVersion;
+      StringBuilder buckets = new StringBuilder("'{");
+      StringBuilder shards = new StringBuilder("'{");
+      sorted.forEach((bucket, shard) -> {
+        buckets.append(buckets.length() > 2 ? "," : "").append(bucket);
+        shards.append(shards.length() > 2 ? "," : "").append('"').append(shard.replace("\\", "\\\\")
+            .replace("\"", "\\\"").replace("'", "''")).append('"');
+      });
+      // the version row is the compare-and-set: no row when the map moved on, and then nothing else changes
+      this.sql = "WITH v AS (UPDATE shardwise.map_version SET version = version + 1 WHERE version = " + expectedVersion
+          + " RETURNING version), b AS (UPDATE shardwise.bucket b SET shard_id = u.shard_id, read_shard_id = NULL, "
+          + "copy_shard_id = CASE WHEN b.copy_shard_id = u.shard_id AND b.shard_id <> u.shard_id THEN b.shard_id "
+          + "ELSE b.copy_shard_id END FROM unnest(" + buckets + "}'::int[], " + shards + "}'::text[]) AS u(bucket, "
+          + "shard_id), v WHERE b.bucket = u.bucket RETURNING 1) SELECT v.version, (SELECT count(*) FROM b), "
+          + "pg_notify('" + CHANNEL + "', v.version::text) FROM v";
+    }
+
+    /**
+     * Commits the assignment on {@code connection} (autocommit) within {@code timeoutMillis}: either
+     * all of it or, on any exception, nothing (a timeout's SQLSTATE 57014 is in the cause).
+     *
+     * @return the new map version
+     * @throws ShardMapConflictException if the map is no longer at the expected version
+     */
+    public long commit(Connection connection, long timeoutMillis) {
+      // one round trip: the timeout and the change are sent together (the SET is undone if the change fails)
+      try (Statement s = connection.createStatement()) {
+        boolean rows = s.execute("SET statement_timeout = " + Math.max(1, timeoutMillis) + "; " + sql);
+        while (!rows && s.getUpdateCount() != -1) {
+          rows = s.getMoreResults();
+        }
+        try (ResultSet rs = s.getResultSet()) {
+          if (rs != null && rs.next()) {
+            return rs.getLong(1);
+          }
+        }
+        long current = readVersion(connection);
+        throw new ShardMapConflictException("Cannot assign buckets in control database " + displayUrl() + ": the "
+            + "change was computed from shard map version " + expectedVersion + " but the map is now at version " + current
+            + ". Load the map again, recompute the change and retry.", expectedVersion, current);
+      } catch (SQLException e) {
+        throw new ControlDatabaseException("Could not assign buckets in control database " + displayUrl() + " within "
+            + timeoutMillis + " ms: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  private void validateAssignment(Connection c, Map<Integer, String> sorted) throws SQLException {
+    int bucketCount = bucketCount(c);
+    Set<String> shards = shardIds(c);
+    List<String> problems = new ArrayList<>();
+    sorted.forEach((bucket, shard) -> {
+      if (bucket < 0 || bucket >= bucketCount) {
+        problems.add("bucket " + bucket + " does not exist (the map has buckets 0.." + (bucketCount - 1)
+            + ", a number fixed for the life of the deployment)");
+      } else if (!shards.contains(shard)) {
+        problems.add("bucket " + bucket + " cannot go to shard '" + shard + "', which is not in the map "
+            + "(add it with upsertShard first)");
+      }
+    });
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException("Refused to assign buckets in control database " + displayUrl()
+          + "; nothing changed. Shards are " + shards + "; " + String.join("; ", problems));
+    }
+  }
+
   private SqlChange assignment(Map<Integer, String> sorted) {
     return c -> {
-      int bucketCount = bucketCount(c);
-      Set<String> shards = shardIds(c);
-      List<String> problems = new ArrayList<>();
-      sorted.forEach((bucket, shard) -> {
-        if (bucket < 0 || bucket >= bucketCount) {
-          problems.add("bucket " + bucket + " does not exist (the map has buckets 0.." + (bucketCount - 1)
-              + ", a number fixed for the life of the deployment)");
-        } else if (!shards.contains(shard)) {
-          problems.add("bucket " + bucket + " cannot go to shard '" + shard + "', which is not in the map "
-              + "(add it with upsertShard first)");
-        }
-      });
-      if (!problems.isEmpty()) {
-        throw new IllegalArgumentException("Refused to assign buckets in control database " + displayUrl()
-            + "; nothing changed. Shards are " + shards + "; " + String.join("; ", problems));
-      }
+      validateAssignment(c, sorted);
       // a bucket given to the shard that holds its copy leaves the copy on its old owner (until the move completes)
       try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET shard_id = u.shard_id, "
           + "read_shard_id = NULL, copy_shard_id = CASE WHEN b.copy_shard_id = u.shard_id AND b.shard_id <> u.shard_id"

@@ -586,9 +586,13 @@ public final class Mover implements Resharding {
           Sql.queryText(shard, "SELECT count(*) FROM " + Fences.SCHEMA + ".marker WHERE workflow_id = ?", id);
           Sql.execute(shard, "UPDATE " + Fences.SCHEMA + ".fence SET state = state WHERE false");
         }
-        Sql.execute(controlConnection, "SELECT version FROM shardwise.map_version", "SELECT count(*) FROM shardwise.bucket",
-            "SELECT id FROM shardwise.shard", "UPDATE shardwise.bucket SET shard_id = shard_id WHERE false");
-        return freezeAndFlip(w, map, source, target, controlConnection);
+        Sql.execute(controlConnection, "SELECT version FROM shardwise.map_version",
+            "UPDATE shardwise.bucket SET shard_id = shard_id WHERE false");
+        // the map change is validated now and committed inside the freeze as one statement
+        Map<Integer, String> owners = new TreeMap<>();
+        w.buckets().forEach(b -> owners.put(b, w.target()));
+        ControlDatabase.StagedAssignment assignment = control.stageAssignment(controlConnection, map.version(), owners);
+        return freezeAndFlip(w, map, source, target, controlConnection, assignment);
       }
     } catch (SQLException e) {
       throw failure("switch the writes of move " + id, null, e);
@@ -596,21 +600,24 @@ public final class Mover implements Resharding {
   }
 
   private SwitchResult freezeAndFlip(ReshardWorkflow w, ShardMap map, Connection source, Connection target,
-      Connection controlConnection) throws SQLException {
+      Connection controlConnection, ControlDatabase.StagedAssignment assignment) throws SQLException {
     long limitNanos = settings.pauseLimitMs() * 1_000_000;
+    // before the freeze: the target's fence opens (no map gives it the buckets yet, so nobody writes
+    // there), and the lock timeout is set, so that neither costs a round trip inside the pause
+    Fences.set(target, w.id(), w.buckets(), "open", w.target(), map.version() + 1, w.lockKey());
+    Sql.execute(source, "SET lock_timeout = '" + settings.pauseLimitMs() + "ms'");
     long t0 = System.nanoTime();
     long deadline = t0 + limitNanos;
-    Sql.execute(source, "SET lock_timeout = '" + settings.pauseLimitMs() + "ms'");
     try {
       Sql.queryText(source, "SELECT pg_advisory_lock(?)", w.lockKey());
     } catch (SQLException e) {
       if (!"55P03".equals(e.getSQLState())) {
         throw e;
       }
-      return abandon(w, t0, System.nanoTime(), 0, 0, "in-flight transactions on the moving buckets did not finish within "
-          + settings.pauseLimitMs() + " ms");
-    } finally {
-      Sql.execute(source, "RESET lock_timeout");
+      SwitchResult result = abandon(w, t0, System.nanoTime(), 0, 0, 0, 0, "in-flight transactions on the moving buckets"
+          + " did not finish within " + settings.pauseLimitMs() + " ms");
+      closeTargetFence(w, map, target);
+      return result;
     }
     long drained = System.nanoTime();
     boolean released = false;
@@ -621,41 +628,33 @@ public final class Mover implements Resharding {
       if (!caughtUp) {
         unlock(source, w);
         released = true;
-        return abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, "the target did not apply the source's last change"
-            + " within " + settings.pauseLimitMs() + " ms (catch-up too slow)");
+        SwitchResult result = abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, 0, 0, "the target did"
+            + " not apply the source's last change within " + settings.pauseLimitMs() + " ms (catch-up too slow)");
+        closeTargetFence(w, map, target);
+        return result;
       }
       CrashPoints.at(CrashPoints.Point.AFTER_FREEZE);
-      long next = map.version() + 1;
-      Fences.set(target, w.id(), w.buckets(), "open", w.target(), next, w.lockKey());
-      long targetOpened = System.nanoTime();
-      Fences.set(source, w.id(), w.buckets(), "fenced", w.target(), next, w.lockKey());
-      long sourceFenced = System.nanoTime();
-      Map<Integer, String> owners = new TreeMap<>();
-      w.buckets().forEach(b -> owners.put(b, w.target()));
-      long version;
-      try {
-        version = control.assignBuckets(controlConnection, map.version(), owners);
-      } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
-        Fences.set(source, w.id(), w.buckets(), "open", w.source(), -1, w.lockKey());
-        Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), map.version(), w.lockKey());
+      Flip flip = flip(w, map, source, target, controlConnection, assignment, deadline);
+      if (flip.version() < 0) {
         unlock(source, w);
         released = true;
-        return abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, "the shard map could not be changed: " + e.getMessage());
+        SwitchResult result = abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, flip.fenceNanos(),
+            flip.mapNanos(), flip.failure());
+        closeTargetFence(w, map, target);
+        return result;
       }
       long flipped = System.nanoTime();
       CrashPoints.at(CrashPoints.Point.AFTER_FLIP);
       unlock(source, w);
       released = true;
       long end = System.nanoTime();
-      LOG.log(System.Logger.Level.INFO, String.format("move %s switch steps: target fence %.1f ms, source fence %.1f ms,"
-          + " map %.1f ms, unlock %.1f ms", w.id(), (targetOpened - applied) / 1e6, (sourceFenced - targetOpened) / 1e6,
-          (flipped - sourceFenced) / 1e6, (end - flipped) / 1e6));
-      store.switched(w.id(), version);
+      store.switched(w.id(), flip.version());
       SwitchResult result = new SwitchResult(true, (end - t0) / 1e6, (drained - t0) / 1e6, (applied - drained) / 1e6,
-          version, null);
+          flip.fenceNanos() / 1e6, flip.mapNanos() / 1e6, (end - flipped) / 1e6, flip.version(), null);
       LOG.log(System.Logger.Level.INFO, "move " + w.id() + ": " + result.describe());
       return result;
     } finally {
+      // the lock timeout stays set: the connection is the switch's own and closes with it
       if (!released) {
         try {
           unlock(source, w);
@@ -667,16 +666,79 @@ public final class Mover implements Resharding {
     }
   }
 
+  /**
+   * The outcome of {@link #flip}: the new map version (fences and map switched), or -1 and why
+   * nothing was switched (fences put back); with how long the fences and the map change took.
+   */
+  private record Flip(long version, String failure, long fenceNanos, long mapNanos) {}
+
+  /**
+   * Inside the freeze, the target caught up (its fence already open): fences the source and commits
+   * the staged map change, both before {@code deadline}. Each is one round trip; the map change runs
+   * under a statement timeout of the time left. When the time is up or the map change fails, the
+   * source's fence is put back and nothing is switched, unless the map did change (a lost reply), which
+   * the mover reads back before it decides.
+   */
+  private Flip flip(ReshardWorkflow w, ShardMap map, Connection source, Connection target, Connection controlConnection,
+      ControlDatabase.StagedAssignment assignment, long deadline) throws SQLException {
+    long start = System.nanoTime();
+    if (start >= deadline) {
+      return new Flip(-1, "the pause limit of " + settings.pauseLimitMs() + " ms was used up before the fences could be"
+          + " switched", 0, 0);
+    }
+    Fences.set(source, w.id(), w.buckets(), "fenced", w.target(), map.version() + 1, w.lockKey());
+    long fenced = System.nanoTime();
+    long leftMillis = (deadline - fenced) / 1_000_000;
+    String failure;
+    if (leftMillis < 1) {
+      failure = "the pause limit of " + settings.pauseLimitMs() + " ms was used up before the shard map could be changed";
+    } else {
+      try {
+        return new Flip(assignment.commit(controlConnection, leftMillis), null, fenced - start, System.nanoTime() - fenced);
+      } catch (ShardMapConflictException e) {
+        failure = "the shard map could not be changed: " + e.getMessage();
+      } catch (io.shardwise.hibernate.routing.ControlDatabaseException e) {
+        long version = flippedVersion(w, e);
+        if (version >= 0) {
+          return new Flip(version, null, fenced - start, System.nanoTime() - fenced);
+        }
+        failure = "the shard map could not be changed within the pause limit of " + settings.pauseLimitMs() + " ms: "
+            + e.getMessage();
+      }
+    }
+    Fences.set(source, w.id(), w.buckets(), "open", w.source(), -1, w.lockKey());
+    return new Flip(-1, failure, fenced - start, System.nanoTime() - fenced);
+  }
+
+  /** After an abandoned switch, with writes going on at the source: the target's fence refuses writes again. */
+  private static void closeTargetFence(ReshardWorkflow w, ShardMap map, Connection target) throws SQLException {
+    Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), map.version(), w.lockKey());
+  }
+
+  /**
+   * After a map change failed without a server's answer (connection lost: it may have committed),
+   * the version that gave the buckets to the target, read back on a new connection; else -1.
+   */
+  private long flippedVersion(ReshardWorkflow w, RuntimeException e) {
+    SQLException cause = e.getCause() instanceof SQLException sql ? sql : null;
+    String state = cause == null ? null : cause.getSQLState();
+    if (state != null && !state.startsWith("08")) {
+      return -1;   // the server answered with an error: the statement, and its transaction, failed
+    }
+    ShardMap now = control.load();
+    return w.buckets().stream().allMatch(b -> now.ownerOf(b).equals(w.target())) ? now.version() : -1;
+  }
+
   private static void unlock(Connection source, ReshardWorkflow w) throws SQLException {
     Sql.queryText(source, "SELECT pg_advisory_unlock(?)", w.lockKey());
   }
 
   private SwitchResult abandon(ReshardWorkflow w, long t0, long releasedAt, long drainNanos, long catchUpNanos,
-      String reason) {
+      long fenceNanos, long mapNanos, String reason) {
     ReshardWorkflow current = store.load(w.id());
     store.setPhase(w.id(), current.switchedFrom() != null ? current.switchedFrom() : ReshardPhase.VERIFIED);
-    SwitchResult result = new SwitchResult(false, (releasedAt - t0) / 1e6, drainNanos / 1e6,
-        catchUpNanos / 1e6, -1, reason);
+    SwitchResult result = new SwitchResult(false, (releasedAt - t0) / 1e6, drainNanos / 1e6, catchUpNanos / 1e6,
+        fenceNanos / 1e6, mapNanos / 1e6, 0, -1, reason);
     LOG.log(System.Logger.Level.INFO, "move " + w.id() + ": " + result.describe());
     return result;
   }
