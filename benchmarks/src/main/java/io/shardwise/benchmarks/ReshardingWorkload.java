@@ -165,6 +165,12 @@ public final class ReshardingWorkload {
       Thread.sleep(1000);
       marks.put("switch", System.nanoTime());
       SwitchResult result = moves.switchWrites(w.id());
+      List<SwitchResult> abandoned = new ArrayList<>();
+      while (!result.switched() && abandoned.size() < 10) {   // as an operator would: switch-writes again
+        System.out.println(result.describe());
+        abandoned.add(result);
+        result = moves.switchWrites(w.id());
+      }
       marks.put("switched", System.nanoTime());
       System.out.println(result.describe());
       Thread.sleep(2000);
@@ -189,7 +195,7 @@ public final class ReshardingWorkload {
       long refreshes = log.stream().filter(x -> x.refreshNanos() > 0).count();
       long maxRefresh = log.stream().mapToLong(Write::refreshNanos).max().orElse(0);
       String report = report(rows, copyRows, movingBytes, plainSeconds, moveCopySeconds, result, around, steady,
-          writers, rate, log.size(), refused, refreshes, maxRefresh);
+          writers, rate, log.size(), refused, refreshes, maxRefresh, abandoned);
       System.out.println(report);
       chart(log, marks, origin, Path.of("docs/resharding-latency.png"));
       if (!docs.equals("none")) {
@@ -297,7 +303,8 @@ public final class ReshardingWorkload {
   }
 
   static String report(int rows, long copyRows, long bytes, double plainSeconds, double moveSeconds, SwitchResult r,
-      long[] around, long[] steady, int writers, int rate, int writes, long[] refused, long refreshes, long maxRefresh) {
+      long[] around, long[] steady, int writers, int rate, int writes, long[] refused, long refreshes, long maxRefresh,
+      List<SwitchResult> abandoned) {
     double mb = bytes / 1e6;
     StringBuilder out = new StringBuilder();
     String load;
@@ -324,6 +331,9 @@ public final class ReshardingWorkload {
     out.append(String.format(Locale.ROOT, "| of which refused by a fence and retried on the new owner | %d | %.2f | %.2f"
         + " | %.2f |%n%n", refused.length, percentile(refused, 0.5) / 1e6, percentile(refused, 0.99) / 1e6,
         refused.length == 0 ? 0 : refused[refused.length - 1] / 1e6));
+    for (SwitchResult a : abandoned) {
+      out.append("An earlier attempt: ").append(a.describe()).append("\n\n");
+    }
     out.append(String.format(Locale.ROOT, "The mover's own measure: %s. %,d writes in all; %d refused writes had to "
         + "wait for the new map (the others had it from the notification already), the longest %.1f ms. A naive move of the same buckets (stop their writes, copy, switch) pauses them at "
         + "least as long as the plain COPY above: %.0f ms.%n%n", r.describe(), writes, refreshes, maxRefresh / 1e6,

@@ -179,7 +179,7 @@ class FencingTest {
   }
 
   @Test
-  void aMapChangeThatCannotCommitWithinTheLimitIsUndoneAndWritesGoOnAtTheSource() throws Exception {
+  void aMapChangeThatCannotBeMadeIsGivenUpAndWritesGoOnAtTheSource() throws Exception {
     Resharding moves = shards.resharding();
     ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", moving(), List.of()), p -> { });
     assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
@@ -187,6 +187,7 @@ class FencingTest {
     try (Connection blocker = DriverManager.getConnection(MoveFixture.controlUrl(pg, DB), "postgres", null)) {
       blocker.setAutoCommit(false);
       blocker.createStatement().execute("SELECT version FROM shardwise.map_version FOR UPDATE");
+      // staged before the freeze (or made inside it): either way the switch gives up instead of waiting
       SwitchResult result = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
           () -> moves.switchWrites(w.id()), "the switch must give up within its pause limit, not wait for the blocker");
       assertFalse(result.switched(), result.describe());

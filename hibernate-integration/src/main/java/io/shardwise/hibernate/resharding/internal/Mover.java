@@ -43,15 +43,17 @@ import java.util.function.Supplier;
  *
  * <h2>The write switch</h2>
  *
- * <p>The switch holds the move's advisory lock on the source exclusively (see {@link Fences}):
- * taking it waits for every transaction that wrote a moving bucket (the drain), and holding it makes
- * new writers to those buckets wait in the fence trigger. Then a marker row is written on the source
- * and the mover waits until the target has applied it: the target has every change of the moving
- * buckets. The source's fence turns to {@code fenced}, the target's to {@code open}, the shard map
- * gives the buckets to the target (a compare-and-set on its version), and the lock is released:
- * writers that waited fail with SQLSTATE {@code SW002}, refresh their map and retry on the target.
- * If the lock, the marker or the map change does not come within the pause limit, everything is
- * put back and the lock released: writes go on at the source, having waited at most the limit.
+ * <p>Before the freeze, the map change is validated and staged as one statement and the target's
+ * fence opens (no map sends writes there yet). The switch then holds the move's advisory lock on the
+ * source exclusively (see {@link Fences}): taking it waits for every transaction that wrote a moving
+ * bucket (the drain), and holding it makes new writers to those buckets wait in the fence trigger.
+ * Then a marker row is written on the source and the mover waits until the target has applied it:
+ * the target has every change of the moving buckets. The source's fence turns to {@code fenced}, the
+ * staged map change gives the buckets to the target (a compare-and-set on its version, under a
+ * statement timeout of the time left), and the lock is released: writers that waited fail with
+ * SQLSTATE {@code SW002}, take the new map and retry on the target. If the lock, the marker or the
+ * map change does not come within the pause limit, everything is put back and the lock released:
+ * writes go on at the source, having waited at most the limit (and the release).
  */
 public final class Mover implements Resharding {
   private static final System.Logger LOG = System.getLogger("io.shardwise.resharding");
@@ -591,8 +593,20 @@ public final class Mover implements Resharding {
         // the map change is validated now and committed inside the freeze as one statement
         Map<Integer, String> owners = new TreeMap<>();
         w.buckets().forEach(b -> owners.put(b, w.target()));
-        ControlDatabase.StagedAssignment assignment = control.stageAssignment(controlConnection, map.version(), owners);
-        return freezeAndFlip(w, map, source, target, controlConnection, assignment);
+        control.abortStaged(stagedName(w));   // one left by a mover that died in a switch
+        ControlDatabase.StagedAssignment assignment;
+        long staging = System.nanoTime();
+        try {
+          assignment = control.stageAssignment(controlConnection, map.version(), owners, stagedName(w));
+        } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
+          return abandon(w, staging, staging, 0, 0, 0, 0, "the shard map change could not be staged (writes were not"
+              + " paused): " + e.getMessage());
+        }
+        try {
+          return freezeAndFlip(w, map, source, target, assignment);
+        } finally {
+          assignment.abort();   // after the freeze: a no-op once committed
+        }
       }
     } catch (SQLException e) {
       throw failure("switch the writes of move " + id, null, e);
@@ -600,7 +614,7 @@ public final class Mover implements Resharding {
   }
 
   private SwitchResult freezeAndFlip(ReshardWorkflow w, ShardMap map, Connection source, Connection target,
-      Connection controlConnection, ControlDatabase.StagedAssignment assignment) throws SQLException {
+      ControlDatabase.StagedAssignment assignment) throws SQLException {
     long limitNanos = settings.pauseLimitMs() * 1_000_000;
     // before the freeze: the target's fence opens (no map gives it the buckets yet, so nobody writes
     // there), and the lock timeout is set, so that neither costs a round trip inside the pause
@@ -634,7 +648,7 @@ public final class Mover implements Resharding {
         return result;
       }
       CrashPoints.at(CrashPoints.Point.AFTER_FREEZE);
-      Flip flip = flip(w, map, source, target, controlConnection, assignment, deadline);
+      Flip flip = flip(w, map, source, assignment, deadline);
       if (flip.version() < 0) {
         unlock(source, w);
         released = true;
@@ -679,8 +693,8 @@ public final class Mover implements Resharding {
    * source's fence is put back and nothing is switched, unless the map did change (a lost reply), which
    * the mover reads back before it decides.
    */
-  private Flip flip(ReshardWorkflow w, ShardMap map, Connection source, Connection target, Connection controlConnection,
-      ControlDatabase.StagedAssignment assignment, long deadline) throws SQLException {
+  private Flip flip(ReshardWorkflow w, ShardMap map, Connection source, ControlDatabase.StagedAssignment assignment,
+      long deadline) throws SQLException {
     long start = System.nanoTime();
     if (start >= deadline) {
       return new Flip(-1, "the pause limit of " + settings.pauseLimitMs() + " ms was used up before the fences could be"
@@ -694,7 +708,7 @@ public final class Mover implements Resharding {
       failure = "the pause limit of " + settings.pauseLimitMs() + " ms was used up before the shard map could be changed";
     } else {
       try {
-        return new Flip(assignment.commit(controlConnection, leftMillis), null, fenced - start, System.nanoTime() - fenced);
+        return new Flip(assignment.commit(leftMillis), null, fenced - start, System.nanoTime() - fenced);
       } catch (ShardMapConflictException e) {
         failure = "the shard map could not be changed: " + e.getMessage();
       } catch (io.shardwise.hibernate.routing.ControlDatabaseException e) {
@@ -743,8 +757,14 @@ public final class Mover implements Resharding {
     return result;
   }
 
+  /** The name of the prepared transaction holding a switch's staged map change. */
+  private static String stagedName(ReshardWorkflow w) {
+    return "shardwise-switch-" + w.id();
+  }
+
   /** After a crash during a write switch: finish it if the source was fenced, else undo it. */
   private void recoverSwitch(ReshardWorkflow w) throws SQLException {
+    control.abortStaged(stagedName(w));   // a staged map change the dead mover did not commit
     ShardMap map = control.load();
     boolean flipped = w.buckets().stream().allMatch(b -> map.ownerOf(b).equals(w.target()));
     try (Connection source = connect(map, w.source(), null, w.id() + "-recover");
