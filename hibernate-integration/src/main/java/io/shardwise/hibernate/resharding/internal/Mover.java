@@ -590,7 +590,7 @@ public final class Mover implements Resharding {
         }
         Sql.execute(controlConnection, "SELECT version FROM shardwise.map_version",
             "UPDATE shardwise.bucket SET shard_id = shard_id WHERE false");
-        // the map change is validated now and committed inside the freeze as one statement
+        // the map change is validated and staged now (a prepared transaction where the control database allows it)
         Map<Integer, String> owners = new TreeMap<>();
         w.buckets().forEach(b -> owners.put(b, w.target()));
         control.abortStaged(stagedName(w));   // one left by a mover that died in a switch
@@ -739,6 +739,8 @@ public final class Mover implements Resharding {
     if (state != null && !state.startsWith("08")) {
       return -1;   // the server answered with an error: the statement, and its transaction, failed
     }
+    // a staged change rolled back now can no longer commit; one that is gone has committed (or was never prepared)
+    control.abortStaged(stagedName(w));
     ShardMap now = control.load();
     return w.buckets().stream().allMatch(b -> now.ownerOf(b).equals(w.target())) ? now.version() : -1;
   }
