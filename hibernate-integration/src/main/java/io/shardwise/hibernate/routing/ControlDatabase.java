@@ -483,13 +483,7 @@ public final class ControlDatabase {
         if (preparedName != null) {
           s.execute("COMMIT PREPARED '" + preparedName.replace("'", "''") + "'");
           done = true;
-          long version = expectedVersion + 1;
-          try {
-            s.execute("SELECT pg_notify('" + CHANNEL + "', '" + version + "')");
-          } catch (SQLException notified) {
-            // committed all the same: routers find the version at their next check or when a fence names it
-          }
-          return version;
+          return expectedVersion + 1;   // the routers hear of it from announce()
         }
         // one round trip: the timeout and the change are sent together (the SET is undone if the change fails)
         boolean rows = s.execute("SET statement_timeout = " + Math.max(1, timeoutMillis) + "; "
@@ -507,6 +501,22 @@ public final class ControlDatabase {
       } catch (SQLException e) {
         throw new ControlDatabaseException("Could not assign buckets in control database " + displayUrl() + " within "
             + timeoutMillis + " ms: " + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * Notifies the routers of a committed prepared change (a statement of its own, which a write
+     * switch sends after releasing its freeze); the unprepared statement notified already. A failure
+     * is ignored: the routers find the version at their next check, or when a fence names it.
+     */
+    public void announce() {
+      if (preparedName == null || !done) {
+        return;
+      }
+      try (Statement s = connection.createStatement()) {
+        s.execute("SELECT pg_notify('" + CHANNEL + "', '" + (expectedVersion + 1) + "')");
+      } catch (SQLException notified) {
+        // committed all the same
       }
     }
 

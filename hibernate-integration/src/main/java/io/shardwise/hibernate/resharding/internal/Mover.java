@@ -662,6 +662,7 @@ public final class Mover implements Resharding {
       unlock(source, w);
       released = true;
       long end = System.nanoTime();
+      assignment.announce();
       store.switched(w.id(), flip.version());
       SwitchResult result = new SwitchResult(true, (end - t0) / 1e6, (drained - t0) / 1e6, (applied - drained) / 1e6,
           flip.fenceNanos() / 1e6, flip.mapNanos() / 1e6, (end - flipped) / 1e6, flip.version(), null);
