@@ -56,6 +56,9 @@ import java.util.TreeSet;
  */
 public final class ControlDatabase {
 
+  /** How long staging an assignment waits for another change of the map to finish. */
+  private static final long STAGE_LOCK_TIMEOUT_MS = 5_000;
+
   /** The channel of the notification sent on every change; its payload is the new version. */
   public static final String CHANNEL = "shardwise_shard_map";
 
@@ -412,24 +415,231 @@ public final class ControlDatabase {
     }
   }
 
+  /**
+   * Validates a bucket assignment now, on {@code connection}, and stages it so that {@link
+   * StagedAssignment#commit} costs as little as possible inside a write switch's freeze. With
+   * {@code preparedName} and prepared transactions enabled ({@code max_prepared_transactions > 0}),
+   * the whole change (version, buckets, their foreign-key checks) is done now and left as the prepared
+   * transaction {@code preparedName}: the commit is {@code COMMIT PREPARED} plus the notification.
+   * Otherwise the change is committed later as a single statement. A staged assignment that is not
+   * committed must be {@linkplain StagedAssignment#abort() aborted}; one left behind by a process that
+   * died is removed by {@link #abortStaged(String)}.
+   *
+   * @throws IllegalArgumentException if a bucket or shard does not exist; nothing changes
+   * @throws ShardMapConflictException if the map is no longer at {@code expectedVersion}
+   */
+  public StagedAssignment stageAssignment(Connection connection, long expectedVersion, Map<Integer, String> owners,
+      String preparedName) {
+    Map<Integer, String> sorted = new TreeMap<>(Objects.requireNonNull(owners, "owners"));
+    try {
+      validateAssignment(connection, sorted);
+      StagedAssignment staged = new StagedAssignment(connection, expectedVersion, sorted);
+      if (preparedName != null) {
+        staged.prepare(preparedName, sorted);
+      }
+      return staged;
+    } catch (SQLException e) {
+      throw new ControlDatabaseException("Could not stage a bucket assignment in control database " + displayUrl()
+          + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Rolls back the prepared transaction {@code preparedName} of a staged assignment if it exists
+   * (its process died before committing or aborting it); otherwise does nothing.
+   */
+  public void abortStaged(String preparedName) {
+    withConnection("abort a staged assignment", "shardwise-control", c -> {
+      rollbackPrepared(c, preparedName);
+      return null;
+    });
+  }
+
+  private static void rollbackPrepared(Connection c, String preparedName) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_prepared_xacts WHERE gid = ? AND database = "
+        + "current_database()")) {
+      ps.setString(1, preparedName);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return;
+        }
+      }
+    }
+    try (Statement s = c.createStatement()) {
+      s.execute("ROLLBACK PREPARED '" + preparedName.replace("'", "''") + "'");
+    } catch (SQLException e) {
+      if (!"42704".equals(e.getSQLState())) {   // gone meanwhile: committed or rolled back by another
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * A bucket assignment validated (and, where possible, prepared) by {@link #stageAssignment};
+   * {@link #commit} applies it on the connection it was staged on, {@link #abort} drops it.
+   */
+  public final class StagedAssignment {
+    private final Connection connection;
+    private final long expectedVersion;
+    private final String sql;
+    private String preparedName;
+    private boolean done;
+
+    private StagedAssignment(Connection connection, long expectedVersion, Map<Integer, String> sorted) {
+      this.connection = connection;
+      this.expectedVersion = expectedVersion;
+      StringBuilder buckets = new StringBuilder("'{");
+      StringBuilder shards = new StringBuilder("'{");
+      sorted.forEach((bucket, shard) -> {
+        buckets.append(buckets.length() > 2 ? "," : "").append(bucket);
+        shards.append(shards.length() > 2 ? "," : "").append('"').append(shard.replace("\\", "\\\\")
+            .replace("\"", "\\\"").replace("'", "''")).append('"');
+      });
+      // the version row is the compare-and-set: no row when the map moved on, and then nothing else changes
+      this.sql = "WITH v AS (UPDATE shardwise.map_version SET version = version + 1 WHERE version = " + expectedVersion
+          + " RETURNING version), b AS (UPDATE shardwise.bucket b SET shard_id = u.shard_id, read_shard_id = NULL, "
+          + "copy_shard_id = CASE WHEN b.copy_shard_id = u.shard_id AND b.shard_id <> u.shard_id THEN b.shard_id "
+          + "ELSE b.copy_shard_id END FROM unnest(" + buckets + "}'::int[], " + shards + "}'::text[]) AS u(bucket, "
+          + "shard_id), v WHERE b.bucket = u.bucket RETURNING 1) SELECT v.version, (SELECT count(*) FROM b)"
+          + "%s FROM v";
+    }
+
+    /** Runs the change now as a prepared transaction; stays unprepared when prepared transactions are off. */
+    private void prepare(String name, Map<Integer, String> sorted) throws SQLException {
+      if (intSetting(connection, "max_prepared_transactions") == 0) {
+        return;
+      }
+      connection.setAutoCommit(false);
+      try {
+        try (Statement s = connection.createStatement()) {
+          s.execute("SET LOCAL lock_timeout = '" + STAGE_LOCK_TIMEOUT_MS + "ms'");   // another change holds the map
+        }
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql.formatted(""))) {
+          if (!rs.next()) {
+            connection.rollback();
+            throw conflict();
+          }
+        }
+        try (Statement s = connection.createStatement()) {
+          s.execute("PREPARE TRANSACTION '" + name.replace("'", "''") + "'");
+        }
+        preparedName = name;
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+
+    /** Whether the change is a prepared transaction waiting for {@link #commit}. */
+    public boolean prepared() {
+      return preparedName != null;
+    }
+
+    /**
+     * Commits the assignment within {@code timeoutMillis} (the unprepared statement runs under that
+     * statement timeout; a prepared one is only committed) and notifies the routers: either all of it
+     * or, on an exception with a server's answer, nothing (a timeout's SQLSTATE 57014 is in the cause).
+     *
+     * @return the new map version
+     * @throws ShardMapConflictException if the map is no longer at the expected version
+     */
+    public long commit(long timeoutMillis) {
+      try (Statement s = connection.createStatement()) {
+        if (preparedName != null) {
+          s.execute("COMMIT PREPARED '" + preparedName.replace("'", "''") + "'");
+          done = true;
+          return expectedVersion + 1;   // the routers hear of it from announce()
+        }
+        // one round trip: the timeout and the change are sent together (the SET is undone if the change fails)
+        boolean rows = s.execute("SET statement_timeout = " + Math.max(1, timeoutMillis) + "; "
+            + sql.formatted(", pg_notify('" + CHANNEL + "', v.version::text)"));
+        while (!rows && s.getUpdateCount() != -1) {
+          rows = s.getMoreResults();
+        }
+        try (ResultSet rs = s.getResultSet()) {
+          if (rs != null && rs.next()) {
+            done = true;
+            return rs.getLong(1);
+          }
+        }
+        throw conflict();
+      } catch (SQLException e) {
+        throw new ControlDatabaseException("Could not assign buckets in control database " + displayUrl() + " within "
+            + timeoutMillis + " ms: " + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * Notifies the routers of a committed prepared change (a statement of its own, which a write
+     * switch sends after releasing its freeze); the unprepared statement notified already. A failure
+     * is ignored: the routers find the version at their next check, or when a fence names it.
+     */
+    public void announce() {
+      if (preparedName == null || !done) {
+        return;
+      }
+      try (Statement s = connection.createStatement()) {
+        s.execute("SELECT pg_notify('" + CHANNEL + "', '" + (expectedVersion + 1) + "')");
+      } catch (SQLException notified) {
+        // committed all the same
+      }
+    }
+
+    /** Drops the staged change unless it was committed; on a new connection if the staging one broke. */
+    public void abort() {
+      if (done || preparedName == null) {
+        return;
+      }
+      try {
+        rollbackPrepared(connection, preparedName);
+      } catch (SQLException e) {
+        abortStaged(preparedName);
+      }
+      done = true;
+    }
+
+    private ShardMapConflictException conflict() throws SQLException {
+      long current = readVersion(connection);
+      return new ShardMapConflictException("Cannot assign buckets in control database " + displayUrl() + ": the "
+          + "change was computed from shard map version " + expectedVersion + " but the map is now at version " + current
+          + ". Load the map again, recompute the change and retry.", expectedVersion, current);
+    }
+  }
+
+  private static int intSetting(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT current_setting(?)::int")) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private void validateAssignment(Connection c, Map<Integer, String> sorted) throws SQLException {
+    int bucketCount = bucketCount(c);
+    Set<String> shards = shardIds(c);
+    List<String> problems = new ArrayList<>();
+    sorted.forEach((bucket, shard) -> {
+      if (bucket < 0 || bucket >= bucketCount) {
+        problems.add("bucket " + bucket + " does not exist (the map has buckets 0.." + (bucketCount - 1)
+            + ", a number fixed for the life of the deployment)");
+      } else if (!shards.contains(shard)) {
+        problems.add("bucket " + bucket + " cannot go to shard '" + shard + "', which is not in the map "
+            + "(add it with upsertShard first)");
+      }
+    });
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException("Refused to assign buckets in control database " + displayUrl()
+          + "; nothing changed. Shards are " + shards + "; " + String.join("; ", problems));
+    }
+  }
+
   private SqlChange assignment(Map<Integer, String> sorted) {
     return c -> {
-      int bucketCount = bucketCount(c);
-      Set<String> shards = shardIds(c);
-      List<String> problems = new ArrayList<>();
-      sorted.forEach((bucket, shard) -> {
-        if (bucket < 0 || bucket >= bucketCount) {
-          problems.add("bucket " + bucket + " does not exist (the map has buckets 0.." + (bucketCount - 1)
-              + ", a number fixed for the life of the deployment)");
-        } else if (!shards.contains(shard)) {
-          problems.add("bucket " + bucket + " cannot go to shard '" + shard + "', which is not in the map "
-              + "(add it with upsertShard first)");
-        }
-      });
-      if (!problems.isEmpty()) {
-        throw new IllegalArgumentException("Refused to assign buckets in control database " + displayUrl()
-            + "; nothing changed. Shards are " + shards + "; " + String.join("; ", problems));
-      }
+      validateAssignment(c, sorted);
       // a bucket given to the shard that holds its copy leaves the copy on its old owner (until the move completes)
       try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET shard_id = u.shard_id, "
           + "read_shard_id = NULL, copy_shard_id = CASE WHEN b.copy_shard_id = u.shard_id AND b.shard_id <> u.shard_id"

@@ -75,6 +75,12 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
   private static final long INITIAL_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(10);
+  /**
+   * How long {@link #refresh(long)} waits for the follower to publish an announced version before
+   * loading the map itself: a write refused by a move's fence comes back right after the map change
+   * committed and notified, and the follower's load on its open connection is cheaper than a new one.
+   */
+  private static final long FOLLOWER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final ControlDatabase control;
   private final String name;
@@ -97,6 +103,8 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   private long nextHeartbeat;
 
   private volatile ShardMap current;
+  /** Notified after each publication, for {@link #refresh(long)}. */
+  private final Object published = new Object();
   private volatile boolean closed;
   /** Owned by the follower thread; other threads only abort it, in {@link #close()}. */
   private volatile Connection connection;
@@ -232,6 +240,31 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
           + control.displayUrl() + ": " + e.getMessage() + ". Routing continues with shard map version "
           + current.version() + ".", e);
     }
+  }
+
+  /**
+   * Returns at once when the current map is at version {@code atLeast} or newer; else waits up to
+   * 50 ms for the follower (when it is connected) to publish it, and then loads the map itself with
+   * {@link #refresh()} if it has not come.
+   */
+  @Override
+  public ShardMap refresh(long atLeast) {
+    if (atLeast >= 0 && current.version() < atLeast && connection != null && !closed) {
+      long deadline = System.nanoTime() + FOLLOWER_WAIT_NANOS;
+      synchronized (published) {
+        long left;
+        while (current.version() < atLeast && (left = deadline - System.nanoTime()) > 0) {
+          try {
+            TimeUnit.NANOSECONDS.timedWait(published, left);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            break;
+          }
+        }
+      }
+    }
+    ShardMap map = current;
+    return atLeast >= 0 && map.version() >= atLeast ? map : refresh();
   }
 
   /**
@@ -410,6 +443,9 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
       }
     }
     acknowledged = map.version(); // every listener (the router) has installed it
+    synchronized (published) {
+      published.notifyAll();
+    }
   }
 
   /** The highest version announced by these notifications, or -1; ignores payloads that are not numbers. */

@@ -41,6 +41,16 @@ public interface ShardMapSource extends AutoCloseable {
     return current();
   }
 
+  /**
+   * {@link #refresh()} unless {@link #current()} is at version {@code atLeast} or newer already. A
+   * source that follows notifications may first wait a moment for the one announcing that version
+   * (the shard that refused a write names it), which costs the caller no round trip of its own.
+   */
+  default ShardMap refresh(long atLeast) {
+    ShardMap map = current();
+    return atLeast >= 0 && map.version() >= atLeast ? map : refresh();
+  }
+
   /** Stops following changes and releases threads and connections; {@link #current()} keeps working. */
   @Override
   void close();

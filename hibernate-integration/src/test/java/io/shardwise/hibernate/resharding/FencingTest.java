@@ -7,12 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.ShardedSessions;
+import io.shardwise.hibernate.Shardwise;
+import io.shardwise.hibernate.shop.Country;
+import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.shop.PurchaseOrder;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -115,6 +120,13 @@ class FencingTest {
     assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_replication_slots"));
   }
 
+  /** Moves with the default pause limit of 100 ms. */
+  Resharding withDefaultLimit() {
+    Map<String, Object> settings = new HashMap<>(MoveFixture.settings(pg, DB));
+    settings.remove("shardwise.reshard.pause_limit_ms");
+    return Shardwise.resharding(settings);
+  }
+
   @Test
   void aSwitchThatCannotCatchUpWithinTheLimitIsAbandonedAndWritesGoOnAtTheSource() throws Exception {
     Resharding moves = shards.resharding();
@@ -123,7 +135,7 @@ class FencingTest {
     // the target stops applying: catch-up cannot finish
     MoveFixture.execute(s1, "ALTER SUBSCRIPTION " + w.subscription() + " DISABLE");
     long t0 = System.nanoTime();
-    SwitchResult result = moves.switchWrites(w.id());
+    SwitchResult result = withDefaultLimit().switchWrites(w.id());
     long tookMillis = (System.nanoTime() - t0) / 1_000_000;
     assertFalse(result.switched(), result.describe());
     assertNotNull(result.reason());
@@ -142,7 +154,7 @@ class FencingTest {
       open.beginTransaction();
       open.find(PurchaseOrder.class, key * 1000).setCustomer("held open");
       open.flush();
-      SwitchResult drained = moves.switchWrites(w.id());
+      SwitchResult drained = withDefaultLimit().switchWrites(w.id());
       assertFalse(drained.switched(), drained.describe());
       assertTrue(drained.reason().contains("in-flight"), drained.describe());
       open.getTransaction().commit();
@@ -153,6 +165,40 @@ class FencingTest {
     assertTrue(switched.switched(), switched.describe());
     assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
     assertEquals(List.of("held open"), MoveFixture.strings(s1, "SELECT customer FROM purchase_order WHERE id = " + key * 1000));
+  }
+
+  @Test
+  void aMapChangeThatCannotBeMadeIsGivenUpAndWritesGoOnAtTheSource() throws Exception {
+    Resharding moves = shards.resharding();
+    ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", moving(), List.of()), p -> { });
+    assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
+    // another change of the shard map holds its version row: the switch's map change has to wait
+    try (Connection blocker = DriverManager.getConnection(MoveFixture.controlUrl(pg, DB), "postgres", null)) {
+      blocker.setAutoCommit(false);
+      blocker.createStatement().execute("SELECT version FROM shardwise.map_version FOR UPDATE");
+      // staged before the freeze (or made inside it): either way the switch gives up instead of waiting
+      SwitchResult result = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
+          () -> moves.switchWrites(w.id()), "the switch must give up within its pause limit, not wait for the blocker");
+      assertFalse(result.switched(), result.describe());
+      assertTrue(result.reason().contains("shard map"), result.describe());
+      blocker.rollback();
+    }
+    assertEquals(ReshardPhase.VERIFIED, moves.status(w.id()).workflow().phase());
+    assertEquals("s0", shards.shardFor(movingMerchant));
+    assertEquals(List.of("open"), MoveFixture.strings(s0, "SELECT DISTINCT state FROM shardwise_reshard.fence"));
+    assertEquals(List.of("fenced"), MoveFixture.strings(s1, "SELECT DISTINCT state FROM shardwise_reshard.fence"));
+    long key = movingMerchant;
+    shards.forKey(key).inTransaction(s -> s.find(PurchaseOrder.class, key * 1000).setCustomer("after the undone switch"));
+    assertEquals(List.of("after the undone switch"), MoveFixture.strings(s0, "SELECT customer FROM purchase_order"
+        + " WHERE id = " + key * 1000));
+
+    SwitchResult switched = moves.switchWrites(w.id());
+    assertTrue(switched.switched(), switched.describe());
+    assertTrue(switched.mapMillis() > 0 && switched.fenceMillis() > 0, "every step is measured: " + switched.describe());
+    assertEquals("s1", shards.shardFor(movingMerchant));
+    assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
+    assertEquals(List.of("after the undone switch"), MoveFixture.strings(s1, "SELECT customer FROM purchase_order"
+        + " WHERE id = " + key * 1000));
   }
 
   @Test

@@ -26,7 +26,8 @@ class GlobalIndexMoveTest {
     String s1 = pg.shard(1).primary().jdbcUrl(DB);
     try (SessionFactory sf = Shardwise.configure().credentials("postgres", null).entities(Customer.class)
         .shard("s0", s0).shard("s1", s1).controlDatabase(MoveFixture.controlUrl(pg, DB), true)
-        .property("shardwise.reshard.fence_grace_ms", "0").schema("create").buildSessionFactory()) {
+        .property("shardwise.reshard.fence_grace_ms", "0")
+        .property("shardwise.reshard.pause_limit_ms", MoveFixture.PAUSE_LIMIT_MS).schema("create").buildSessionFactory()) {
       ShardedSessions shards = ShardedSessions.of(sf);
       for (long id = 1; id <= 120; id++) {
         long customer = id;

@@ -67,12 +67,20 @@ final class MoveFixture {
     return builder(pg, database, controlUrl(pg, database));
   }
 
+  /**
+   * The pause limit of the moves these tests make: they check what a switch does, not how fast this
+   * shared machine is, so a switch is not abandoned because the build machine is loaded (the default
+   * of 100 ms is tested where the test is about the limit).
+   */
+  static final String PAUSE_LIMIT_MS = "2000";
+
   static Shardwise.Builder builder(PostgresTopology pg, String database, String controlUrl) {
     return Shardwise.configure().credentials("postgres", null).entities(ENTITIES)
         .shard("s0", pg.shard(0).primary().jdbcUrl(database))
         .shard("s1", pg.shard(1).primary().jdbcUrl(database))
         .controlDatabase(controlUrl, true)
-        .property("shardwise.reshard.fence_grace_ms", "0");
+        .property("shardwise.reshard.fence_grace_ms", "0")
+        .property("shardwise.reshard.pause_limit_ms", PAUSE_LIMIT_MS);
   }
 
   static SessionFactory sessionFactory(PostgresTopology pg, String database) {
@@ -158,6 +166,6 @@ final class MoveFixture {
 
   static Map<String, Object> settings(PostgresTopology pg, String database) {
     return Map.of("shardwise.control.url", controlUrl(pg, database), "shardwise.user", "postgres",
-        "shardwise.reshard.fence_grace_ms", "0");
+        "shardwise.reshard.fence_grace_ms", "0", "shardwise.reshard.pause_limit_ms", PAUSE_LIMIT_MS);
   }
 }

@@ -15,7 +15,8 @@ public final class MoverProcess {
   private MoverProcess() {}
 
   public static void main(String[] args) {
-    Resharding moves = Shardwise.resharding(Map.of("shardwise.control.url", args[0], "shardwise.user", "postgres"));
+    Resharding moves = Shardwise.resharding(Map.of("shardwise.control.url", args[0], "shardwise.user", "postgres",
+        "shardwise.reshard.pause_limit_ms", MoveFixture.PAUSE_LIMIT_MS));
     switch (args[1]) {
       case "start" -> {
         List<ReshardTable> tables = Arrays.stream(args, 5, args.length).map(ReshardTable::parse).toList();

@@ -67,7 +67,8 @@ class NeverShardedJourneyTest {
     // 2. Shardwise on top: that database is the only shard, owning every bucket
     SessionFactory sf = Shardwise.configure().credentials("postgres", null).entities(MoveFixture.ENTITIES)
         .shard("s0", s0).controlDatabase(MoveFixture.controlUrl(pg, DB), true)
-        .property("shardwise.reshard.fence_grace_ms", "0").buildSessionFactory();
+        .property("shardwise.reshard.fence_grace_ms", "0")
+        .property("shardwise.reshard.pause_limit_ms", MoveFixture.PAUSE_LIMIT_MS).buildSessionFactory();
     try {
       ShardedSessions shards = ShardedSessions.of(sf);
       assertEquals(java.util.Set.of("s0"), shards.shardIds());

@@ -43,15 +43,17 @@ import java.util.function.Supplier;
  *
  * <h2>The write switch</h2>
  *
- * <p>The switch holds the move's advisory lock on the source exclusively (see {@link Fences}):
- * taking it waits for every transaction that wrote a moving bucket (the drain), and holding it makes
- * new writers to those buckets wait in the fence trigger. Then a marker row is written on the source
- * and the mover waits until the target has applied it: the target has every change of the moving
- * buckets. The source's fence turns to {@code fenced}, the target's to {@code open}, the shard map
- * gives the buckets to the target (a compare-and-set on its version), and the lock is released:
- * writers that waited fail with SQLSTATE {@code SW002}, refresh their map and retry on the target.
- * If the lock, the marker or the map change does not come within the pause limit, everything is
- * put back and the lock released: writes go on at the source, having waited at most the limit.
+ * <p>Before the freeze, the map change is validated and staged as one statement and the target's
+ * fence opens (no map sends writes there yet). The switch then holds the move's advisory lock on the
+ * source exclusively (see {@link Fences}): taking it waits for every transaction that wrote a moving
+ * bucket (the drain), and holding it makes new writers to those buckets wait in the fence trigger.
+ * Then a marker row is written on the source and the mover waits until the target has applied it:
+ * the target has every change of the moving buckets. The source's fence turns to {@code fenced}, the
+ * staged map change gives the buckets to the target (a compare-and-set on its version, under a
+ * statement timeout of the time left), and the lock is released: writers that waited fail with
+ * SQLSTATE {@code SW002}, take the new map and retry on the target. If the lock, the marker or the
+ * map change does not come within the pause limit, everything is put back and the lock released:
+ * writes go on at the source, having waited at most the limit (and the release).
  */
 public final class Mover implements Resharding {
   private static final System.Logger LOG = System.getLogger("io.shardwise.resharding");
@@ -585,7 +587,23 @@ public final class Mover implements Resharding {
       store.startSwitch(id, w.phase());
       try (Connection controlConnection = control.openConnection("shardwise-reshard-" + id + "-switch")) {
         warmFreezeStatements(id, source, target, controlConnection);
-        return freezeAndFlip(w, map, source, target, controlConnection);
+        // the map change is validated and staged now (a prepared transaction where the control database allows it)
+        Map<Integer, String> owners = new TreeMap<>();
+        w.buckets().forEach(b -> owners.put(b, w.target()));
+        control.abortStaged(stagedName(w));   // one left by a mover that died in a switch
+        ControlDatabase.StagedAssignment assignment;
+        long staging = System.nanoTime();
+        try {
+          assignment = control.stageAssignment(controlConnection, map.version(), owners, stagedName(w));
+        } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
+          return abandon(w, staging, staging, 0, 0, 0, 0, "the shard map change could not be staged (writes were not"
+              + " paused): " + e.getMessage());
+        }
+        try {
+          return freezeAndFlip(w, map, source, target, assignment);
+        } finally {
+          assignment.abort();   // after the freeze: a no-op once committed
+        }
       }
     } catch (SQLException e) {
       throw failure("switch the writes of move " + id, null, e);
@@ -608,21 +626,24 @@ public final class Mover implements Resharding {
   }
 
   private SwitchResult freezeAndFlip(ReshardWorkflow w, ShardMap map, Connection source, Connection target,
-      Connection controlConnection) throws SQLException {
+      ControlDatabase.StagedAssignment assignment) throws SQLException {
     long limitNanos = settings.pauseLimitMs() * 1_000_000;
+    // before the freeze: the target's fence opens (no map gives it the buckets yet, so nobody writes
+    // there), and the lock timeout is set, so that neither costs a round trip inside the pause
+    Fences.set(target, w.id(), w.buckets(), "open", w.target(), map.version() + 1, w.lockKey());
+    Sql.execute(source, "SET lock_timeout = '" + settings.pauseLimitMs() + "ms'");
     long t0 = System.nanoTime();
     long deadline = t0 + limitNanos;
-    Sql.execute(source, "SET lock_timeout = '" + settings.pauseLimitMs() + "ms'");
     try {
       Sql.queryText(source, "SELECT pg_advisory_lock(?)", w.lockKey());
     } catch (SQLException e) {
       if (!"55P03".equals(e.getSQLState())) {
         throw e;
       }
-      return abandon(w, t0, System.nanoTime(), 0, 0, "in-flight transactions on the moving buckets did not finish within "
-          + settings.pauseLimitMs() + " ms");
-    } finally {
-      Sql.execute(source, "RESET lock_timeout");
+      SwitchResult result = abandon(w, t0, System.nanoTime(), 0, 0, 0, 0, "in-flight transactions on the moving buckets"
+          + " did not finish within " + settings.pauseLimitMs() + " ms");
+      closeTargetFence(w, map, target);
+      return result;
     }
     long drained = System.nanoTime();
     boolean released = false;
@@ -633,41 +654,34 @@ public final class Mover implements Resharding {
       if (!caughtUp) {
         unlock(source, w);
         released = true;
-        return abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, "the target did not apply the source's last change"
-            + " within " + settings.pauseLimitMs() + " ms (catch-up too slow)");
+        SwitchResult result = abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, 0, 0, "the target did"
+            + " not apply the source's last change within " + settings.pauseLimitMs() + " ms (catch-up too slow)");
+        closeTargetFence(w, map, target);
+        return result;
       }
       CrashPoints.at(CrashPoints.Point.AFTER_FREEZE);
-      long next = map.version() + 1;
-      Fences.set(target, w.id(), w.buckets(), "open", w.target(), next, w.lockKey());
-      long targetOpened = System.nanoTime();
-      Fences.set(source, w.id(), w.buckets(), "fenced", w.target(), next, w.lockKey());
-      long sourceFenced = System.nanoTime();
-      Map<Integer, String> owners = new TreeMap<>();
-      w.buckets().forEach(b -> owners.put(b, w.target()));
-      long version;
-      try {
-        version = control.assignBuckets(controlConnection, map.version(), owners);
-      } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
-        Fences.set(source, w.id(), w.buckets(), "open", w.source(), -1, w.lockKey());
-        Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), map.version(), w.lockKey());
+      Flip flip = flip(w, map, source, assignment, deadline);
+      if (flip.version() < 0) {
         unlock(source, w);
         released = true;
-        return abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, "the shard map could not be changed: " + e.getMessage());
+        SwitchResult result = abandon(w, t0, System.nanoTime(), drained - t0, applied - drained, flip.fenceNanos(),
+            flip.mapNanos(), flip.failure());
+        closeTargetFence(w, map, target);
+        return result;
       }
       long flipped = System.nanoTime();
       CrashPoints.at(CrashPoints.Point.AFTER_FLIP);
       unlock(source, w);
       released = true;
       long end = System.nanoTime();
-      LOG.log(System.Logger.Level.INFO, String.format("move %s switch steps: target fence %.1f ms, source fence %.1f ms,"
-          + " map %.1f ms, unlock %.1f ms", w.id(), (targetOpened - applied) / 1e6, (sourceFenced - targetOpened) / 1e6,
-          (flipped - sourceFenced) / 1e6, (end - flipped) / 1e6));
-      store.switched(w.id(), version);
+      assignment.announce();
+      store.switched(w.id(), flip.version());
       SwitchResult result = new SwitchResult(true, (end - t0) / 1e6, (drained - t0) / 1e6, (applied - drained) / 1e6,
-          version, null);
+          flip.fenceNanos() / 1e6, flip.mapNanos() / 1e6, (end - flipped) / 1e6, flip.version(), null);
       LOG.log(System.Logger.Level.INFO, "move " + w.id() + ": " + result.describe());
       return result;
     } finally {
+      // the lock timeout stays set: the connection is the switch's own and closes with it
       if (!released) {
         try {
           unlock(source, w);
@@ -679,22 +693,93 @@ public final class Mover implements Resharding {
     }
   }
 
+  /**
+   * The outcome of {@link #flip}: the new map version (fences and map switched), or -1 and why
+   * nothing was switched (fences put back); with how long the fences and the map change took.
+   */
+  private record Flip(long version, String failure, long fenceNanos, long mapNanos) {}
+
+  /**
+   * Inside the freeze, the target caught up (its fence already open): fences the source and commits
+   * the staged map change, both before {@code deadline}. Each is one round trip; the map change runs
+   * under a statement timeout of the time left. When the time is up or the map change fails, the
+   * source's fence is put back and nothing is switched, unless the map did change (a lost reply), which
+   * the mover reads back before it decides.
+   */
+  private Flip flip(ReshardWorkflow w, ShardMap map, Connection source, ControlDatabase.StagedAssignment assignment,
+      long deadline) throws SQLException {
+    long start = System.nanoTime();
+    if (start >= deadline) {
+      return new Flip(-1, "the pause limit of " + settings.pauseLimitMs() + " ms was used up before the fences could be"
+          + " switched", 0, 0);
+    }
+    Fences.set(source, w.id(), w.buckets(), "fenced", w.target(), map.version() + 1, w.lockKey());
+    long fenced = System.nanoTime();
+    long leftMillis = (deadline - fenced) / 1_000_000;
+    String failure;
+    if (leftMillis < 1) {
+      failure = "the pause limit of " + settings.pauseLimitMs() + " ms was used up before the shard map could be changed";
+    } else {
+      try {
+        return new Flip(assignment.commit(leftMillis), null, fenced - start, System.nanoTime() - fenced);
+      } catch (ShardMapConflictException e) {
+        failure = "the shard map could not be changed: " + e.getMessage();
+      } catch (io.shardwise.hibernate.routing.ControlDatabaseException e) {
+        long version = flippedVersion(w, e);
+        if (version >= 0) {
+          return new Flip(version, null, fenced - start, System.nanoTime() - fenced);
+        }
+        failure = "the shard map could not be changed within the pause limit of " + settings.pauseLimitMs() + " ms: "
+            + e.getMessage();
+      }
+    }
+    Fences.set(source, w.id(), w.buckets(), "open", w.source(), -1, w.lockKey());
+    return new Flip(-1, failure, fenced - start, System.nanoTime() - fenced);
+  }
+
+  /** After an abandoned switch, with writes going on at the source: the target's fence refuses writes again. */
+  private static void closeTargetFence(ReshardWorkflow w, ShardMap map, Connection target) throws SQLException {
+    Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), map.version(), w.lockKey());
+  }
+
+  /**
+   * After a map change failed without a server's answer (connection lost: it may have committed),
+   * the version that gave the buckets to the target, read back on a new connection; else -1.
+   */
+  private long flippedVersion(ReshardWorkflow w, RuntimeException e) {
+    SQLException cause = e.getCause() instanceof SQLException sql ? sql : null;
+    String state = cause == null ? null : cause.getSQLState();
+    if (state != null && !state.startsWith("08")) {
+      return -1;   // the server answered with an error: the statement, and its transaction, failed
+    }
+    // a staged change rolled back now can no longer commit; one that is gone has committed (or was never prepared)
+    control.abortStaged(stagedName(w));
+    ShardMap now = control.load();
+    return w.buckets().stream().allMatch(b -> now.ownerOf(b).equals(w.target())) ? now.version() : -1;
+  }
+
   private static void unlock(Connection source, ReshardWorkflow w) throws SQLException {
     Sql.queryText(source, "SELECT pg_advisory_unlock(?)", w.lockKey());
   }
 
   private SwitchResult abandon(ReshardWorkflow w, long t0, long releasedAt, long drainNanos, long catchUpNanos,
-      String reason) {
+      long fenceNanos, long mapNanos, String reason) {
     ReshardWorkflow current = store.load(w.id());
     store.setPhase(w.id(), current.switchedFrom() != null ? current.switchedFrom() : ReshardPhase.VERIFIED);
-    SwitchResult result = new SwitchResult(false, (releasedAt - t0) / 1e6, drainNanos / 1e6,
-        catchUpNanos / 1e6, -1, reason);
+    SwitchResult result = new SwitchResult(false, (releasedAt - t0) / 1e6, drainNanos / 1e6, catchUpNanos / 1e6,
+        fenceNanos / 1e6, mapNanos / 1e6, 0, -1, reason);
     LOG.log(System.Logger.Level.INFO, "move " + w.id() + ": " + result.describe());
     return result;
   }
 
+  /** The name of the prepared transaction holding a switch's staged map change. */
+  private static String stagedName(ReshardWorkflow w) {
+    return "shardwise-switch-" + w.id();
+  }
+
   /** After a crash during a write switch: finish it if the source was fenced, else undo it. */
   private void recoverSwitch(ReshardWorkflow w) throws SQLException {
+    control.abortStaged(stagedName(w));   // a staged map change the dead mover did not commit
     ShardMap map = control.load();
     boolean flipped = w.buckets().stream().allMatch(b -> map.ownerOf(b).equals(w.target()));
     try (Connection source = connect(map, w.source(), null, w.id() + "-recover");

@@ -195,11 +195,16 @@ public final class Router {
 
   /**
    * {@link #refresh()} unless this router already routes with map version {@code atLeast} or newer
-   * (the usual case: the change's notification arrived before the refused write came back).
+   * (the notification of the change arrived before the refused write came back); otherwise the
+   * source may first wait a moment for that notification before it loads the map itself.
    */
   public ShardMap refresh(long atLeast) {
     ShardMap current = routing.map();
-    return atLeast >= 0 && current.version() >= atLeast ? current : refresh();
+    if (atLeast >= 0 && current.version() >= atLeast) {
+      return current;
+    }
+    install(source.refresh(atLeast));
+    return routing.map();
   }
 
   /** The shard map routing uses now. */
