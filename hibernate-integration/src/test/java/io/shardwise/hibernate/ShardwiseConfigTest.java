@@ -370,10 +370,10 @@ class ShardwiseConfigTest {
   }
 
   @Test
-  void theRouterLeaseDefaultsTo30sMayBeOffAndMustOutlastThreeVersionChecks() {
+  void theRouterLeaseDefaultsToTwoMinutesMayBeOffAndMustOutlastThreeVersionChecks() {
     Map<String, Object> p = valid();
     p.put(ShardwiseSettings.CONTROL_URL, "jdbc:postgresql://control/map");
-    assertEquals(30_000, ShardwiseConfig.from(p).routerLeaseMs());
+    assertEquals(120_000, ShardwiseConfig.from(p).routerLeaseMs());
     p.put(ShardwiseSettings.CONTROL_ROUTER_LEASE, "0");
     p.put(ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL, "3600000");
     assertEquals(0, ShardwiseConfig.from(p).routerLeaseMs(), "off: any check interval goes");
