@@ -74,7 +74,13 @@ import org.jfree.data.xy.XYSeriesCollection;
  * </pre>
  *
  * Options: {@code rows=1000000}, {@code tenants=20000}, {@code writers=4}, {@code rate=400} (writes
- * per second per writer), {@code docs=docs/benchmarks.md} ({@code none} leaves the docs alone).
+ * per second per writer), {@code docs=docs/benchmarks.md} ({@code none} leaves the docs alone);
+ * diagnostics: {@code timeline=1} prints the subscription's table states, workers and slots whenever
+ * they change (polled every 5 ms) and the CPU the table-sync processes used (from {@code /proc}: the
+ * servers run on this machine); {@code variants=1} times the plain COPY pipe, with the target
+ * backend's CPU, into tables with what the move's target table has (a second unique index, a
+ * {@code BEFORE} row trigger, both), under {@code session_replication_role = replica} as a
+ * table-sync worker runs.
  */
 public final class ReshardingWorkload {
   static final String SECTION = "## Resharding";
@@ -129,6 +135,40 @@ public final class ReshardingWorkload {
       exec(s1, "DROP TABLE bench_order_copy");
       System.out.printf(Locale.ROOT, "plain COPY pipe: %,d rows in %.2f s%n", copyRows, plainSeconds);
 
+      if (options.containsKey("variants")) {
+        String[][] variants = {
+            {"plain"},
+            {"ri-index", "CREATE UNIQUE INDEX ON bench_order_copy (id, tenant_id)"},
+            {"trigger-replica", "CREATE FUNCTION f_x() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
+                "CREATE TRIGGER t_x BEFORE INSERT OR UPDATE OR DELETE ON bench_order_copy FOR EACH ROW EXECUTE FUNCTION f_x()"},
+            {"both", "CREATE UNIQUE INDEX ON bench_order_copy (id, tenant_id)",
+                "CREATE FUNCTION f_x() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
+                "CREATE TRIGGER t_x BEFORE INSERT OR UPDATE OR DELETE ON bench_order_copy FOR EACH ROW EXECUTE FUNCTION f_x()"},
+            {"plain"}};
+        for (int round = 0; round < 2; round++) {
+          for (String[] v : variants) {
+            exec(s1, DDL.replace("bench_order", "bench_order_copy"));
+            for (int i = 1; i < v.length; i++) {
+              exec(s1, v[i]);
+            }
+            long v0 = System.nanoTime();
+            try (Connection a = DriverManager.getConnection(s0, "postgres", null);
+                Connection b = DriverManager.getConnection(s1, "postgres", null)) {
+              exec(b, "SET session_replication_role = replica");
+              long pa = pid(a);
+              long pb = pid(b);
+              long ca = cpuTicks(pa);
+              long cb = cpuTicks(pb);
+              pipe(a, "SELECT id, tenant_id, amount, note, created FROM bench_order WHERE " + filter, b,
+                  "bench_order_copy (id, tenant_id, amount, note, created)");
+              System.out.printf(Locale.ROOT, "variant %s: %.2f s, cpu ticks source %d target %d%n", v[0],
+                  (System.nanoTime() - v0) / 1e9, cpuTicks(pa) - ca, cpuTicks(pb) - cb);
+            }
+            exec(s1, "DROP TABLE bench_order_copy", "DROP FUNCTION IF EXISTS f_x()");
+          }
+        }
+      }
+
       // writers, routed by the shard map
       ControlDatabaseShardMapSource maps = ControlDatabaseShardMapSource.builder(db).start();
       ConcurrentLinkedQueue<Write> log = new ConcurrentLinkedQueue<>();
@@ -146,10 +186,18 @@ public final class ReshardingWorkload {
           "shardwise.reshard.fence_grace_ms", "0"));
       Map<String, Long> marks = new ConcurrentHashMap<>();
       marks.put("start", System.nanoTime());
+      Thread probe = new Thread(() -> timeline(s0, s1, marks.get("start"), stop), "timeline");
+      if (options.containsKey("timeline")) {
+        probe.start();
+      }
       ReshardWorkflow w = moves.start(new ReshardRequest("s0", "s1", moving,
           List.of(ReshardTable.sharded("bench_order", "tenant_id", ShardKeyType.LONG)), ShardDescriptor.of("s1", s1)),
           p -> {
             marks.putIfAbsent("step " + p.step(), System.nanoTime());
+            if (options.containsKey("timeline")) {
+              System.out.printf(Locale.ROOT, "progress %7.1f ms %s %d/%d%n", (System.nanoTime() - marks.get("start")) / 1e6,
+                  p.step(), p.done(), p.total());
+            }
             if (p.step().equals("copy") && p.total() > 0 && p.done() >= p.total()) {
               marks.putIfAbsent("copied", System.nanoTime());
             }
@@ -374,6 +422,80 @@ public final class ReshardingWorkload {
     }
     Files.createDirectories(file.toAbsolutePath().getParent());
     ChartUtils.saveChartAsPNG(new File(file.toString()), chart, 1000, 500);
+  }
+
+  /** Prints, with ms since the move started, every change of the subscription's workers and table states. */
+  private static void timeline(String s0, String s1, long start, AtomicBoolean stop) {
+    Map<String, Long> syncCpu = new java.util.TreeMap<>();
+    try (Connection a = DriverManager.getConnection(s0, "postgres", null);
+        Connection b = DriverManager.getConnection(s1, "postgres", null);
+        Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+      String last = "";
+      while (!stop.get()) {
+        StringBuilder now = new StringBuilder();
+        try (var rs = sa.executeQuery("SELECT string_agg(slot_name || ':' || active, ',' ORDER BY slot_name) FROM "
+            + "pg_replication_slots")) {
+          rs.next();
+          now.append("slots=").append(rs.getString(1));
+        }
+        try (var rs = sb.executeQuery("SELECT (SELECT string_agg(srsubstate::text, ',') FROM pg_subscription_rel), "
+            + "(SELECT string_agg(coalesce(relid::regclass::text, 'apply'), ',') FROM pg_stat_subscription "
+            + "WHERE pid IS NOT NULL), (SELECT max(tuples_processed) / 50000 FROM pg_stat_progress_copy)")) {
+          rs.next();
+          now.append(" rel=").append(rs.getString(1)).append(" workers=").append(rs.getString(2))
+              .append(" copied50k=").append(rs.getString(3));
+        }
+        try (var rs = sb.executeQuery("SELECT pid FROM pg_stat_subscription WHERE relid IS NOT NULL AND pid IS NOT NULL")) {
+          while (rs.next()) {
+            long t = cpuTicks(rs.getLong(1));
+            if (t >= 0) {
+              syncCpu.put("target sync worker " + rs.getLong(1), t);
+            }
+          }
+        }
+        try (var rs = sa.executeQuery("SELECT active_pid FROM pg_replication_slots WHERE slot_name LIKE 'pg%sync%' "
+            + "AND active_pid IS NOT NULL")) {
+          while (rs.next()) {
+            long t = cpuTicks(rs.getLong(1));
+            if (t >= 0) {
+              syncCpu.put("source sync walsender " + rs.getLong(1), t);
+            }
+          }
+        }
+        if (!now.toString().equals(last)) {
+          System.out.printf(Locale.ROOT, "timeline %7.1f ms %s%n", (System.nanoTime() - start) / 1e6, now);
+          last = now.toString();
+        }
+        Thread.sleep(5);
+      }
+    } catch (SQLException | InterruptedException e) {
+      System.out.println("timeline stopped: " + e);
+    }
+    System.out.println("timeline cpu ticks (last seen): " + syncCpu);
+  }
+
+  /** utime + stime of a local process in clock ticks, or -1. */
+  static long cpuTicks(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  static long pid(Connection c) throws SQLException {
+    try (Statement s = c.createStatement(); var rs = s.executeQuery("SELECT pg_backend_pid()")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static void exec(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
   }
 
   private static void exec(String url, String... sql) throws SQLException {

@@ -58,6 +58,16 @@ final class Replication {
     return "full (now " + current + ")";
   }
 
+  /**
+   * Whether {@link #coverShardKey} would build a new index on {@code table} (its identity does not
+   * cover the key, no unique index with the key exists, and a primary key does).
+   */
+  static boolean wouldBuildIndex(Connection c, ReshardTable table) throws SQLException {
+    String current = replicaIdentity(c, table.name());
+    return !current.equals("full") && !identityColumns(c, table.name(), current).contains(table.keyColumn())
+        && uniqueIndexWithKey(c, table) == null && !primaryKey(c, table.name()).isEmpty() && keyNotNull(c, table);
+  }
+
   static String createdIndexName(ReshardTable table) {
     return "shardwise_ri_" + Sql.bare(table.name());
   }
