@@ -112,6 +112,41 @@ class StatementTimingTest {
     assertEquals(List.of("prepared"), seen, "a prepared transaction is timed once, as prepared");
   }
 
+  /**
+   * Without a timer, a transaction (auto-commit off, a statement, commit, auto-commit on) through the
+   * wrapper allocates no more than the same calls made on the driver stand-in directly (whose proxy
+   * allocates the argument array of {@code setAutoCommit} itself).
+   */
+  @Test
+  void withoutATimerATransactionAllocatesNothingMore() throws SQLException {
+    Connection raw = driver(false);
+    Connection wrapped = ShardConnection.wrap(driver(false), "s0", 0, breaker(), null);
+    long direct = allocatedByTransactions(raw, raw.prepareStatement("update t set x = 1"));
+    long through = allocatedByTransactions(wrapped, wrapped.prepareStatement("update t set x = 1"));
+    assertTrue(through - direct < CALLS / 100, "without a timer, " + CALLS + " transactions allocated " + through
+        + " bytes through the wrapper, " + direct + " on the driver alone; the untimed path must allocate nothing");
+  }
+
+  private static long allocatedByTransactions(Connection c, PreparedStatement statement) throws SQLException {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long id = Thread.currentThread().getId();
+    long before = 0;
+    long sink = 0;
+    for (int round = 0; round < 2; round++) { // the first warms up
+      before = threads.getThreadAllocatedBytes(id);
+      for (int i = 0; i < CALLS; i++) {
+        c.setAutoCommit(false);
+        sink += statement.executeUpdate();
+        c.commit();
+        c.setAutoCommit(true);
+      }
+    }
+    long after = threads.getThreadAllocatedBytes(id);
+    assertEquals(2L * CALLS, sink);
+    return after - before;
+  }
+
   /** Bytes this thread allocated over {@link #CALLS} calls, after as many to warm up. */
   private static long allocatedBy(PreparedStatement statement) throws SQLException {
     com.sun.management.ThreadMXBean threads =
