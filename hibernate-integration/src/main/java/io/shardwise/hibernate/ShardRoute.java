@@ -213,8 +213,6 @@ public final class ShardRoute {
     String shard = requireForReads();
     ReadYourWritesTracking.Writes writes = scope != null && !readOnly ? ReadYourWritesTracking.startTrackingWrites() : null;
     ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, readOnly);
-    long started = metrics.transactionStarted();
-    boolean committed = false;
     try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
       Transaction tx = session.beginTransaction();
       R result;
@@ -229,7 +227,6 @@ public final class ShardRoute {
         }
         result = ShardSessions.runInTransactionOf(session, () -> work.apply(session));
         tx.commit();
-        committed = true;
       } catch (RuntimeException | Error e) {
         if (tx.isActive()) {
           try {
@@ -254,7 +251,6 @@ public final class ShardRoute {
       }
       throw e;
     } finally {
-      metrics.transactionEnded(shard, readOnly, started, committed);
       if (writes != null) {
         ReadYourWritesTracking.stopTrackingWrites();
       }

@@ -262,30 +262,137 @@ class MetricsTest {
     assertEquals(0, pins(S0) - pins0, "no pin on shard 0");
   }
 
-  /** Each unit of work of fromTransaction is timed on its shard, by access and outcome. */
+  /**
+   * Transactions are timed on the connection, whichever API opened them: a transaction of a session
+   * opened the ordinary way inside a {@link ShardContext} on shard 1 moves only shard 1's
+   * read-write committed timer, once, and it ran on shard 1's primary.
+   */
   @Test
-  void transactionsAreTimedPerShardByAccessAndOutcome() {
+  void aTransactionInTransparentModeIsTimedOnItsShardOnly() {
+    io.shardwise.testkit.PostgresNode primary1 = topology.shards().get(1).primary();
+    long k1 = keyOn(S1);
+    java.util.Map<java.util.List<String>, Long> before = transactionCounts();
+    int port;
+    try (ShardContext.Scope ignored = shards.contextForKey(k1); Session s = sessionFactory.openSession()) {
+      org.hibernate.Transaction tx = s.beginTransaction();
+      s.persist(new Account(k1, 10));
+      s.flush();
+      port = serverPort(s);
+      tx.commit();
+    }
+    assertEquals(primary1.port(), port, "the transaction ran on shard 1's primary");
+    assertOneTransaction(before, transactionCounts(), S1, "read-write", "committed",
+        "one committed read-write transaction on shard 1, nothing else");
+  }
+
+  /** A transaction rolled back in transparent mode is timed as rolled back, once, on its shard. */
+  @Test
+  void aRollbackInTransparentModeIsTimedAsRolledBack() {
+    long k1 = keyOn(S1);
+    java.util.Map<java.util.List<String>, Long> before = transactionCounts();
+    try (ShardContext.Scope ignored = shards.contextForKey(k1); Session s = sessionFactory.openSession()) {
+      org.hibernate.Transaction tx = s.beginTransaction();
+      s.persist(new Account(k1, 10));
+      s.flush();
+      tx.rollback();
+      assertNull(s.find(Account.class, k1), "the insert was rolled back");
+    }
+    assertOneTransaction(before, transactionCounts(), S1, "read-write", "rolled-back",
+        "one rolled-back transaction on shard 1, nothing else");
+  }
+
+  /**
+   * A commit the server refuses (a deferred unique constraint checked at commit) is timed as
+   * failed: the transaction did not commit, and the application did not roll it back.
+   */
+  @Test
+  void aCommitTheServerRefusesIsTimedAsFailed() {
     long k0 = keyOn(S0);
-    long committed0 = transactions(S0, "read-write", "committed");
-    long committed1 = transactions(S1, "read-write", "committed");
-    long rolledBack0 = transactions(S0, "read-write", "rolled-back");
-    long readOnly0 = transactions(S0, "read-only", "committed");
+    java.util.Map<java.util.List<String>, Long> before = transactionCounts();
+    try (ShardContext.Scope ignored = shards.contextForKey(k0); Session s = sessionFactory.openSession()) {
+      org.hibernate.Transaction tx = s.beginTransaction();
+      s.doWork(c -> {
+        try (java.sql.Statement st = c.createStatement()) {
+          st.execute("create temp table metrics_deferred (id int unique deferrable initially deferred) on commit drop");
+          st.execute("insert into metrics_deferred values (1), (1)");
+        }
+      });
+      assertThrows(RuntimeException.class, tx::commit, "the deferred unique check fails at commit");
+    }
+    assertOneTransaction(before, transactionCounts(), S0, "read-write", "failed",
+        "one failed transaction on shard 0, nothing else");
+  }
+
+  /**
+   * A unit of work of {@code forKey(...).inTransaction} is timed once (on its connection, not also
+   * by the route), and a rolled-back one once as rolled back.
+   */
+  @Test
+  void aRouteUnitOfWorkIsTimedOnceNotTwice() {
+    long k0 = keyOn(S0);
+    java.util.Map<java.util.List<String>, Long> before = transactionCounts();
     shards.forKey(k0).inTransaction(s -> s.persist(new Account(k0, 10)));
+    java.util.Map<java.util.List<String>, Long> afterCommit = transactionCounts();
+    assertOneTransaction(before, afterCommit, S0, "read-write", "committed",
+        "one committed transaction on shard 0, counted once");
     assertThrows(IllegalStateException.class, () -> shards.forKey(k0).inTransaction(s -> {
       s.find(Account.class, k0).deposit(1);
       throw new IllegalStateException("roll back");
     }));
-    shards.forKey(k0).readOnly().fromTransaction(s -> s.find(Account.class, k0));
-    assertEquals(1, transactions(S0, "read-write", "committed") - committed0);
-    assertEquals(1, transactions(S0, "read-write", "rolled-back") - rolledBack0);
-    assertEquals(1, transactions(S0, "read-only", "committed") - readOnly0);
-    assertEquals(0, transactions(S1, "read-write", "committed") - committed1);
+    assertOneTransaction(afterCommit, transactionCounts(), S0, "read-write", "rolled-back",
+        "one rolled-back transaction on shard 0, counted once");
   }
 
-  private static long transactions(String shard, String access, String outcome) {
-    Timer t = registry.find("shardwise.transaction").tags("shard", shard, "access", access, "outcome", outcome)
-        .timer();
-    return t == null ? 0 : t.count();
+  /** A read-only unit of work served by shard 0's replica is timed as read-only on shard 0. */
+  @Test
+  void aReadOnlyUnitOnAReplicaIsTimedAsReadOnly() {
+    long k0 = keyOn(S0);
+    shards.forKey(k0).inTransaction(s -> s.persist(new Account(k0, 10)));
+    java.util.Map<java.util.List<String>, Long> before = transactionCounts();
+    int port = shards.forKey(k0).readOnly().fromTransaction(MetricsTest::serverPort);
+    assertEquals(topology.shards().get(0).replica(0).port(), port, "shard 0's replica served the unit of work");
+    assertOneTransaction(before, transactionCounts(), S0, "read-only", "committed",
+        "one read-only transaction on shard 0, nothing else");
+  }
+
+  /**
+   * A cross-shard transfer between shard 0 and shard 1: one shard's part is prepared, the other's
+   * (the decider's) commits; each is timed once, and nothing else.
+   */
+  @Test
+  void aCrossShardTransactionTimesOnePreparedAndOneCommittedPart() {
+    long a = keyOn(S0);
+    long b = keyOn(S1);
+    shards.forKey(a).inTransaction(s -> s.persist(new Account(a, 100)));
+    shards.forKey(b).inTransaction(s -> s.persist(new Account(b, 100)));
+    java.util.Map<java.util.List<String>, Long> before = transactionCounts();
+    BankFixture.transfer(shards, "tt-" + a, a, b, 5);
+    java.util.Map<java.util.List<String>, Long> moved = moved(before, transactionCounts());
+    assertTrue(moved.equals(java.util.Map.of(java.util.List.of(S0, "read-write", "prepared"), 1L,
+        java.util.List.of(S1, "read-write", "committed"), 1L))
+        || moved.equals(java.util.Map.of(java.util.List.of(S0, "read-write", "committed"), 1L,
+            java.util.List.of(S1, "read-write", "prepared"), 1L)),
+        "one shard's part prepared, the decider's committed: " + moved);
+  }
+
+  private static int serverPort(Session s) {
+    return ((Number) s.createNativeQuery("select inet_server_port()", Object.class).getSingleResult()).intValue();
+  }
+
+  /** Asserts that from {@code before} to {@code after} exactly one transaction timer moved, by one. */
+  private static void assertOneTransaction(java.util.Map<java.util.List<String>, Long> before,
+      java.util.Map<java.util.List<String>, Long> after, String shard, String access, String outcome, String what) {
+    assertEquals(java.util.Map.of(java.util.List.of(shard, access, outcome), 1L), moved(before, after), what);
+  }
+
+  /** Every transaction timer's count, by its shard, access and outcome tags. */
+  private static java.util.Map<java.util.List<String>, Long> transactionCounts() {
+    java.util.Map<java.util.List<String>, Long> counts = new java.util.HashMap<>();
+    for (Timer t : registry.find("shardwise.transaction").timers()) {
+      io.micrometer.core.instrument.Meter.Id id = t.getId();
+      counts.put(java.util.List.of(id.getTag("shard"), id.getTag("access"), id.getTag("outcome")), t.count());
+    }
+    return counts;
   }
 
   /**

@@ -60,13 +60,5 @@ final class NoMetrics implements ShardwiseMetrics {
   public void watchSagas(Supplier<Connection> control, long cacheMillis) {}
 
   @Override
-  public long transactionStarted() {
-    return 0;
-  }
-
-  @Override
-  public void transactionEnded(String shardId, boolean readOnly, long started, boolean committed) {}
-
-  @Override
   public void refused(Refusal kind) {}
 }

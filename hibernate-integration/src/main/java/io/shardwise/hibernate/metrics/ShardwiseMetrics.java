@@ -78,15 +78,6 @@ public interface ShardwiseMetrics {
    */
   void watchSagas(java.util.function.Supplier<Connection> control, long cacheMillis);
 
-  /** The start of a transaction to time: {@link System#nanoTime()}, or 0 when nothing is recorded. */
-  long transactionStarted();
-
-  /**
-   * A unit of work of {@code ShardRoute.fromTransaction} on {@code shardId} ended (committed or
-   * rolled back), begun at {@code started} from {@link #transactionStarted()}.
-   */
-  void transactionEnded(String shardId, boolean readOnly, long started, boolean committed);
-
   /** A guard refused an operation; one counter increment. */
   void refused(Refusal kind);
 

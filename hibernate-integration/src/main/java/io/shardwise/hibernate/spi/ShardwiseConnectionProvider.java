@@ -105,9 +105,9 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (observations != null) {
       observations.connectionServed(shardId, reads.nodeOf(shardId, connection));
     }
-    return ShardConnection.wrap(connection, shardId, () -> reads.nodeOf(shardId, connection),
-        reads.socketTimeoutMs(shardId, connection), reads.breakerOf(shardId, connection),
-        reads.statementsOf(shardId, connection));
+    return ShardConnection.forReadOnlySession(ShardConnection.wrap(connection, shardId,
+        () -> reads.nodeOf(shardId, connection), reads.socketTimeoutMs(shardId, connection),
+        reads.breakerOf(shardId, connection), reads.statementsOf(shardId, connection)));
   }
 
   @Override

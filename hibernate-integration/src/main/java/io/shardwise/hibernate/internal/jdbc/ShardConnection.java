@@ -61,6 +61,14 @@ public final class ShardConnection implements Connection {
   private long deadlineMs;
   /** {@link #cancelStatementsAt}: System.nanoTime() when the driver cancels a statement still running; 0 for none. */
   private long cancelAtNanos;
+  /**
+   * A transaction is open and timed (only with a timer): it began, at {@link #transactionStarted},
+   * when auto-commit was switched off or at its first statement; it ends at commit or rollback.
+   */
+  private boolean inTransaction;
+  private long transactionStarted;
+  /** Lent to a read-only session ({@link #forReadOnlySession}): its transactions are read-only whatever the server. */
+  private boolean readOnlySession;
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
       NodeBreaker breaker, StatementTimer statements, Object lender) {
@@ -125,6 +133,29 @@ public final class ShardConnection implements Connection {
   public static Connection wrap(Connection target, String shardId, long socketTimeoutMs, NodeBreaker breaker,
       StatementTimer statements, Object lender) {
     return new ShardConnection(target, shardId, null, socketTimeoutMs, breaker, statements, lender);
+  }
+
+  /**
+   * Marks {@code c} (a connection from {@link #wrap}; others are returned unchanged) as lent to a
+   * read-only session, so that its transactions are timed as read-only also when the primary serves
+   * them (its connection is not switched to read-only).
+   */
+  public static Connection forReadOnlySession(Connection c) {
+    if (c instanceof ShardConnection shard) {
+      shard.readOnlySession = true;
+    }
+    return c;
+  }
+
+  /**
+   * The transaction of {@code c} (a connection from {@link #wrap}; others are left alone) was just
+   * prepared ({@code PREPARE TRANSACTION}): it is timed now as prepared, and the rollback that ends
+   * the session's own transaction afterwards is not timed again.
+   */
+  public static void transactionPrepared(Connection c) {
+    if (c instanceof ShardConnection shard && shard.inTransaction) {
+      shard.transactionEnded(StatementTimer.TransactionOutcome.PREPARED);
+    }
   }
 
   /** What lent this connection, as given to {@link #wrap(Connection, String, long, NodeBreaker, StatementTimer, Object)}; else null. */
@@ -228,9 +259,45 @@ public final class ShardConnection implements Connection {
     target.setNetworkTimeout(Runnable::run, (int) Math.max(1, (leftNanos + 999_999) / 1_000_000));
   }
 
-  /** {@link System#nanoTime()} as a statement starts, or 0 when statements are not timed (no clock read). */
+  /**
+   * {@link System#nanoTime()} as a statement starts, or 0 when statements are not timed (no clock
+   * read). A statement outside auto-commit begins the timed transaction when none is open.
+   */
   long statementStarted() {
-    return statements != null ? System.nanoTime() : 0;
+    if (statements == null) {
+      return 0;
+    }
+    long now = System.nanoTime();
+    if (!inTransaction && !autoCommitOrUnknown()) {
+      inTransaction = true;
+      transactionStarted = now;
+    }
+    return now;
+  }
+
+  private boolean autoCommitOrUnknown() {
+    try {
+      return target.getAutoCommit();
+    } catch (SQLException e) {
+      return true; // a closed or broken connection: its statement fails, and no transaction is timed
+    }
+  }
+
+  /**
+   * Times the open transaction (there is one: {@link #inTransaction}) as ended with {@code outcome},
+   * read-only when the connection is (a replica's always is).
+   */
+  private void transactionEnded(StatementTimer.TransactionOutcome outcome) {
+    inTransaction = false;
+    boolean readOnly = readOnlySession;
+    if (!readOnly) {
+      try {
+        readOnly = target.isReadOnly(); // set by the pool (a replica's), or by Spring for @Transactional(readOnly = true)
+      } catch (SQLException e) {
+        // a lost connection: left read-write; the timer's role still tags a replica's as read-only
+      }
+    }
+    statements.transaction(System.nanoTime() - transactionStarted, readOnly, outcome);
   }
 
   /** A statement begun at {@code started} ({@link #statementStarted}) returned or threw. */
@@ -290,23 +357,42 @@ public final class ShardConnection implements Connection {
 
   @Override
   public void commit() throws SQLException {
-    requireAlive("commit");
+    boolean committed = false;
     try {
-      target.commit();
-    } catch (SQLException e) {
-      throw translate(e, "committing");
+      requireAlive("commit");
+      try {
+        target.commit();
+      } catch (SQLException e) {
+        throw translate(e, "committing");
+      }
+      committed = true;
+    } finally {
+      if (inTransaction) {
+        transactionEnded(committed ? StatementTimer.TransactionOutcome.COMMITTED
+            : StatementTimer.TransactionOutcome.FAILED);
+      }
     }
   }
 
   @Override
   public void rollback() throws SQLException {
     if (failure != null) {
+      if (inTransaction) {
+        transactionEnded(StatementTimer.TransactionOutcome.FAILED);
+      }
       return; // the server rolled the transaction back when it lost the connection
     }
+    boolean rolledBack = false;
     try {
       target.rollback();
+      rolledBack = true;
     } catch (SQLException e) {
       throw translate(e, "rolling back");
+    } finally {
+      if (inTransaction) {
+        transactionEnded(rolledBack ? StatementTimer.TransactionOutcome.ROLLED_BACK
+            : StatementTimer.TransactionOutcome.FAILED);
+      }
     }
   }
 
@@ -323,6 +409,9 @@ public final class ShardConnection implements Connection {
   @Override
   public void setAutoCommit(boolean autoCommit) throws SQLException {
     if (failure != null && autoCommit) {
+      if (inTransaction) {
+        transactionEnded(StatementTimer.TransactionOutcome.FAILED);
+      }
       return; // what a pool does on return; the connection is dead either way
     }
     requireAlive("begin a transaction");
@@ -330,6 +419,14 @@ public final class ShardConnection implements Connection {
       target.setAutoCommit(autoCommit);
     } catch (SQLException e) {
       throw translate(e, "setting auto-commit");
+    }
+    if (statements != null) {
+      if (!autoCommit && !inTransaction) {
+        inTransaction = true; // the transaction begins
+        transactionStarted = System.nanoTime();
+      } else if (autoCommit && inTransaction) {
+        transactionEnded(StatementTimer.TransactionOutcome.COMMITTED); // JDBC: switching auto-commit on commits
+      }
     }
   }
 
@@ -492,6 +589,10 @@ public final class ShardConnection implements Connection {
 
   @Override
   public void close() throws SQLException {
+    if (inTransaction) { // the pool rolls it back
+      transactionEnded(failure != null ? StatementTimer.TransactionOutcome.FAILED
+          : StatementTimer.TransactionOutcome.ROLLED_BACK);
+    }
     if (failure == null && breaker != null) {
       breaker.succeeded();
     }

@@ -107,9 +107,15 @@ final class MicrometerMetrics implements ShardwiseMetrics, StatementTimers {
         scatterTimer(shard, "error")});
     this.fanOut = DistributionSummary.builder(SCATTER_FANOUT).baseUnit("shards")
         .description("Shards one scatter-gather query was sent to").register(registry);
-    this.transactions = new PerShard<>(shard -> new Timer[] {
-        transactionTimer(shard, "read-write", "committed"), transactionTimer(shard, "read-write", "rolled-back"),
-        transactionTimer(shard, "read-only", "committed"), transactionTimer(shard, "read-only", "rolled-back")});
+    this.transactions = new PerShard<>(shard -> {
+      StatementTimer.TransactionOutcome[] outcomes = StatementTimer.TransactionOutcome.values();
+      Timer[] timers = new Timer[outcomes.length * 2];
+      for (StatementTimer.TransactionOutcome outcome : outcomes) {
+        timers[outcome.ordinal()] = transactionTimer(shard, "read-write", outcome.tag());
+        timers[outcomes.length + outcome.ordinal()] = transactionTimer(shard, "read-only", outcome.tag());
+      }
+      return timers;
+    });
     Refusal[] kinds = Refusal.values();
     this.refusals = new Counter[kinds.length];
     for (Refusal kind : kinds) {
@@ -267,20 +273,9 @@ final class MicrometerMetrics implements ShardwiseMetrics, StatementTimers {
   }
 
   private Timer transactionTimer(String shard, String access, String outcome) {
-    return Timer.builder(TRANSACTIONS).description("Units of work run in one transaction on one shard, from opening"
-        + " the session to commit or rollback").tags("shard", shard, "access", access, "outcome", outcome)
-        .register(registry);
-  }
-
-  @Override
-  public long transactionStarted() {
-    return System.nanoTime();
-  }
-
-  @Override
-  public void transactionEnded(String shardId, boolean readOnly, long started, boolean committed) {
-    transactions.get(shardId)[(readOnly ? 2 : 0) + (committed ? 0 : 1)]
-        .record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+    return Timer.builder(TRANSACTIONS).description("Transactions on a shard's connections, whichever API opened"
+        + " them, from their begin (or first statement) to commit or rollback")
+        .tags("shard", shard, "access", access, "outcome", outcome).register(registry);
   }
 
   @Override
@@ -294,8 +289,13 @@ final class MicrometerMetrics implements ShardwiseMetrics, StatementTimers {
    */
   private final class ServerStatements implements StatementTimer {
     private final Timer[] timers;
+    /** The shard's {@code shardwise.transaction} timers: read-write by outcome, then read-only by outcome. */
+    private final Timer[] transactionTimers;
+    private final boolean replica;
 
     ServerStatements(String shardId, String role, String node) {
+      this.transactionTimers = transactions.get(shardId);
+      this.replica = "replica".equals(role);
       StatementTimer.Operation[] operations = StatementTimer.Operation.values();
       timers = new Timer[operations.length * 2];
       for (StatementTimer.Operation operation : operations) {
@@ -312,6 +312,12 @@ final class MicrometerMetrics implements ShardwiseMetrics, StatementTimers {
     @Override
     public void record(StatementTimer.Operation operation, long nanos, boolean failed) {
       timers[operation.ordinal() * 2 + (failed ? 1 : 0)].record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void transaction(long nanos, boolean readOnly, TransactionOutcome outcome) {
+      int base = readOnly || replica ? transactionTimers.length / 2 : 0;
+      transactionTimers[base + outcome.ordinal()].record(nanos, TimeUnit.NANOSECONDS);
     }
   }
 

@@ -843,8 +843,10 @@ public final class TwoPhaseCommit {
         try (Statement s = c.createStatement()) {
           // One round trip. PostgreSQL answers PREPARE in an already failed transaction with a
           // rollback, not an error; the SELECT before it fails there, and then PREPARE never runs.
-          return Long.parseUnsignedLong(firstValue(s, "SELECT pg_current_xact_id(); PREPARE TRANSACTION "
+          long txid = Long.parseUnsignedLong(firstValue(s, "SELECT pg_current_xact_id(); PREPARE TRANSACTION "
               + id.sqlLiteral()));
+          io.shardwise.hibernate.internal.jdbc.ShardConnection.transactionPrepared(c);
+          return txid;
         }
       });
       prepared = true;

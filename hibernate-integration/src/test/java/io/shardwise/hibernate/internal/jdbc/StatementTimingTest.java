@@ -61,6 +61,92 @@ class StatementTimingTest {
     assertEquals(List.of("update failed"), seen);
   }
 
+  /**
+   * A transaction is timed once, from auto-commit switched off (or the first statement outside
+   * auto-commit) to its commit or rollback; a connection closed inside one times it as rolled back;
+   * statements in auto-commit are no transaction.
+   */
+  @Test
+  void eachTransactionIsTimedOnceFromItsBeginToItsEnd() throws SQLException {
+    List<String> seen = new ArrayList<>();
+    StatementTimer timer = new StatementTimer() {
+      @Override
+      public void record(Operation operation, long nanos, boolean failed) {}
+
+      @Override
+      public void transaction(long nanos, boolean readOnly, TransactionOutcome outcome) {
+        seen.add(outcome.tag() + (readOnly ? " read-only" : ""));
+      }
+    };
+    Connection c = ShardConnection.wrap(driver(false), "s0", 0, breaker(), timer);
+    PreparedStatement p = c.prepareStatement("update t set x = 1");
+    p.executeUpdate();
+    assertEquals(List.of(), seen, "a statement in auto-commit is no transaction");
+    c.setAutoCommit(false);
+    p.executeUpdate();
+    c.commit();
+    c.commit();
+    assertEquals(List.of("committed"), seen, "a commit with nothing begun since times nothing");
+    p.executeUpdate(); // outside auto-commit, the first statement begins the next one
+    c.rollback();
+    c.setAutoCommit(true);
+    c.setAutoCommit(false);
+    c.setAutoCommit(true); // JDBC: switching auto-commit on commits
+    c.setAutoCommit(false);
+    p.executeUpdate();
+    c.close();
+    assertEquals(List.of("committed", "rolled-back", "committed", "rolled-back"), seen);
+
+    seen.clear();
+    Connection reads = ShardConnection.forReadOnlySession(ShardConnection.wrap(driver(false), "s0", 0, breaker(),
+        timer));
+    reads.setAutoCommit(false);
+    reads.commit();
+    assertEquals(List.of("committed read-only"), seen, "a read-only session's transaction is read-only");
+
+    seen.clear();
+    Connection failing = ShardConnection.wrap(driver(true), "s0", 0, breaker(), timer);
+    failing.setAutoCommit(false);
+    ShardConnection.transactionPrepared(failing);
+    failing.rollback();
+    assertEquals(List.of("prepared"), seen, "a prepared transaction is timed once, as prepared");
+  }
+
+  /**
+   * Without a timer, a transaction (auto-commit off, a statement, commit, auto-commit on) through the
+   * wrapper allocates no more than the same calls made on the driver stand-in directly (whose proxy
+   * allocates the argument array of {@code setAutoCommit} itself).
+   */
+  @Test
+  void withoutATimerATransactionAllocatesNothingMore() throws SQLException {
+    Connection raw = driver(false);
+    Connection wrapped = ShardConnection.wrap(driver(false), "s0", 0, breaker(), null);
+    long direct = allocatedByTransactions(raw, raw.prepareStatement("update t set x = 1"));
+    long through = allocatedByTransactions(wrapped, wrapped.prepareStatement("update t set x = 1"));
+    assertTrue(through - direct < CALLS / 100, "without a timer, " + CALLS + " transactions allocated " + through
+        + " bytes through the wrapper, " + direct + " on the driver alone; the untimed path must allocate nothing");
+  }
+
+  private static long allocatedByTransactions(Connection c, PreparedStatement statement) throws SQLException {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long id = Thread.currentThread().getId();
+    long before = 0;
+    long sink = 0;
+    for (int round = 0; round < 2; round++) { // the first warms up
+      before = threads.getThreadAllocatedBytes(id);
+      for (int i = 0; i < CALLS; i++) {
+        c.setAutoCommit(false);
+        sink += statement.executeUpdate();
+        c.commit();
+        c.setAutoCommit(true);
+      }
+    }
+    long after = threads.getThreadAllocatedBytes(id);
+    assertEquals(2L * CALLS, sink);
+    return after - before;
+  }
+
   /** Bytes this thread allocated over {@link #CALLS} calls, after as many to warm up. */
   private static long allocatedBy(PreparedStatement statement) throws SQLException {
     com.sun.management.ThreadMXBean threads =
@@ -99,9 +185,16 @@ class StatementTimingTest {
             default -> null;
           };
         });
+    boolean[] autoCommit = {true};
     return (Connection) Proxy.newProxyInstance(StatementTimingTest.class.getClassLoader(),
         new Class<?>[] {Connection.class}, (proxy, method, args) -> switch (method.getName()) {
           case "prepareStatement", "createStatement" -> statement;
+          case "getAutoCommit" -> autoCommit[0];
+          case "setAutoCommit" -> {
+            autoCommit[0] = (Boolean) args[0];
+            yield null;
+          }
+          case "isReadOnly" -> false;
           default -> null;
         });
   }

@@ -97,8 +97,17 @@ class ShardedJpaApplicationTest {
   void shardwiseMetersGoToTheApplicationsMeterRegistry() {
     io.micrometer.core.instrument.MeterRegistry meters = context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
     double before = contextSessions(meters, "s1");
+    java.util.Map<java.util.List<String>, Long> transactionsBefore = transactions(meters);
     shop.place(MERCHANT_ON_S1, 3, 900);
     assertEquals(1, contextSessions(meters, "s1") - before, "one EntityManager, opened in the shard context of s1");
+    assertEquals(java.util.Map.of(java.util.List.of("s1", "read-write", "committed"), 1L),
+        moved(transactionsBefore, transactions(meters)),
+        "the @Transactional call is timed once, as a committed transaction on s1");
+    java.util.Map<java.util.List<String>, Long> beforeRead = transactions(meters);
+    shop.serverOfReads(MERCHANT_ON_S1);
+    assertEquals(java.util.Map.of(java.util.List.of("s1", "read-only", "committed"), 1L),
+        moved(beforeRead, transactions(meters)),
+        "a @Transactional(readOnly = true) call is timed once, as read-only on s1");
     assertThat(meters.find("hikaricp.connections").tags("shard", "s1", "role", "primary").gauge()).isNotNull();
   }
 
@@ -115,6 +124,29 @@ class ShardedJpaApplicationTest {
         .hasLowCardinalityKeyValue("shardwise.shard", "s1")
         .hasLowCardinalityKeyValue("shardwise.role", "primary")
         .hasHighCardinalityKeyValue("server.port", Integer.toString(port));
+  }
+
+  /** The counts that changed from {@code before} to {@code after}, and by how much. */
+  private static java.util.Map<java.util.List<String>, Long> moved(java.util.Map<java.util.List<String>, Long> before,
+      java.util.Map<java.util.List<String>, Long> after) {
+    java.util.Map<java.util.List<String>, Long> moved = new java.util.HashMap<>();
+    after.forEach((id, count) -> {
+      if (count - before.getOrDefault(id, 0L) != 0) {
+        moved.put(id, count - before.getOrDefault(id, 0L));
+      }
+    });
+    return moved;
+  }
+
+  /** Every shardwise.transaction timer's count, by its shard, access and outcome tags. */
+  private static java.util.Map<java.util.List<String>, Long> transactions(
+      io.micrometer.core.instrument.MeterRegistry meters) {
+    java.util.Map<java.util.List<String>, Long> counts = new java.util.HashMap<>();
+    for (io.micrometer.core.instrument.Timer t : meters.find("shardwise.transaction").timers()) {
+      io.micrometer.core.instrument.Meter.Id id = t.getId();
+      counts.put(List.of(id.getTag("shard"), id.getTag("access"), id.getTag("outcome")), t.count());
+    }
+    return counts;
   }
 
   private static double contextSessions(io.micrometer.core.instrument.MeterRegistry meters, String shard) {
