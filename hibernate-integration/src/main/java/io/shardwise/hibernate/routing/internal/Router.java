@@ -93,6 +93,7 @@ public final class Router {
     if (key == null) {
       return shardFor(null);
     }
+    checkFresh();
     ShardingStrategy strategy = routing.strategy();
     try {
       if (strategy instanceof BucketStrategy buckets) {
