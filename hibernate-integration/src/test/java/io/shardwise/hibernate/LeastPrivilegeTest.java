@@ -186,10 +186,45 @@ class LeastPrivilegeTest {
     }
   }
 
+  @Test
+  void aTableOfAnOlderShardwiseIsRefusedNamingTheColumnsItLacksAndTheScriptOrCreateAddsThem() throws SQLException {
+    // the shard map as an older Shardwise made it: buckets without the columns online moves added
+    admin(pg.shard(0).primary(), CONTROL, ShardwiseDdl.Feature.SHARD_MAP.script("postgres"),
+        "ALTER TABLE shardwise.bucket DROP COLUMN read_shard_id, DROP COLUMN copy_shard_id",
+        ShardwiseDdl.Feature.ROUTER_LEASES.script("postgres"), ShardwiseDdl.Feature.TRANSACTION_LOG.script("postgres"));
+    String columnsOfBucket = "SELECT count(*) FROM pg_attribute WHERE attrelid = 'shardwise.bucket'::regclass"
+        + " AND attname IN ('read_shard_id', 'copy_shard_id') AND NOT attisdropped";
+
+    RuntimeException e = assertThrows(RuntimeException.class, () -> builder("postgres", true).buildSessionFactory().close());
+    ShardwiseObjectsMissingException missing = find(e);
+    assertTrue(missing.getMessage().contains("table shardwise.bucket lacks column(s) read_shard_id, copy_shard_id"),
+        missing.getMessage());
+    assertEquals(ShardwiseDdl.Feature.SHARD_MAP.script("postgres"), missing.sql());
+    assertEquals(0L, count(pg.shard(0).primary(), CONTROL, columnsOfBucket), "validate changed nothing");
+
+    // the administrator runs the SQL of the message: it adds the columns, and the start succeeds
+    admin(pg.shard(0).primary(), CONTROL, missing.sql());
+    assertEquals(2L, count(pg.shard(0).primary(), CONTROL, columnsOfBucket));
+    try (SessionFactory sf = builder("postgres", true).buildSessionFactory()) {
+      assertNotNull(sf);
+    }
+
+    // with shardwise.ddl = create, Shardwise adds them itself
+    admin(pg.shard(0).primary(), CONTROL, "ALTER TABLE shardwise.bucket DROP COLUMN read_shard_id, DROP COLUMN copy_shard_id");
+    try (SessionFactory sf = builder("postgres", true, "create").buildSessionFactory()) {
+      assertNotNull(sf);
+    }
+    assertEquals(2L, count(pg.shard(0).primary(), CONTROL, columnsOfBucket));
+  }
+
   // ---- helpers -----------------------------------------------------------------------------------
 
   private Shardwise.Builder builder(String user, boolean initializeMap) {
-    Shardwise.Builder b = Shardwise.configure().credentials(user, null).ddl("validate")
+    return builder(user, initializeMap, "validate");
+  }
+
+  private Shardwise.Builder builder(String user, boolean initializeMap, String ddl) {
+    Shardwise.Builder b = Shardwise.configure().credentials(user, null).ddl(ddl)
         .entities(Account.class, TransferLeg.class, Customer.class, Event.class)
         .controlDatabase(controlUrl(), initializeMap)
         .property(ShardwiseSettings.TX_RECOVERY_INTERVAL, "600000");

@@ -362,12 +362,12 @@ public final class WorkerLease implements AutoCloseable {
       ShardwiseDdl.Feature feature = ShardwiseDdl.Feature.WORKER_LEASES;
       String[] ddl = {};
       try {
-        OwnObjects.check(c, "the worker-lease database", feature.tables(), feature.privileges(), feature::script);
+        OwnObjects.check(c, "the worker-lease database", feature);
       } catch (ShardwiseObjectsMissingException missing) {
         if (!createTable) {
           throw missing;
         }
-        ddl = feature.statements().toArray(String[]::new); // only a missing table needs CREATE
+        ddl = feature.statements().toArray(String[]::new); // only a missing table or column needs DDL
       }
       LockedDdl.runInTransaction(c, TABLE, ddl);
       Integer free = null;

@@ -110,8 +110,7 @@ public final class ControlDatabase {
    */
   public void checkSchema() {
     inTransaction("check the shardwise schema", c -> {
-      OwnObjects.check(c, "the control database", ShardwiseDdl.Feature.SHARD_MAP.tables(),
-          ShardwiseDdl.Feature.SHARD_MAP.privileges(), ShardwiseDdl.Feature.SHARD_MAP::script);
+      OwnObjects.check(c, "the control database", ShardwiseDdl.Feature.SHARD_MAP);
       return null;
     });
   }
