@@ -211,11 +211,23 @@ public final class ShardedSessions {
 
   /**
    * Queries that run on every shard in parallel and are merged: see {@link ScatterQuery}. Called
-   * inside a unit of work of this API ({@code shards.forKey(k).inTransaction(session -> ...)}), a
-   * query joins that unit's transaction as {@link #scatter(Session)} does.
+   * inside a unit of work of this API ({@code shards.forKey(k).inTransaction(session -> ...)}), or
+   * inside a transaction of a framework that told Shardwise where its sessions are ({@link
+   * #joinTransactionsFrom}; the Spring Boot integration does, for {@code @Transactional}), a query
+   * joins that transaction as {@link #scatter(Session)} does: it sees the transaction's own writes.
    */
   public ScatterQueries scatter() {
-    return scatter(ShardSessions.inTransaction());
+    Session own = ShardSessions.inTransaction();
+    return scatter(own != null ? own : components.frameworkTransactionSession());
+  }
+
+  /**
+   * Tells this session factory's scatter queries where a framework keeps the session of the
+   * transaction running on the calling thread (null outside one), so that {@link #scatter()} joins
+   * it. The Spring Boot integration sets it to the session of Spring's JPA transaction; set it once.
+   */
+  public void joinTransactionsFrom(java.util.function.Supplier<Session> currentTransactionSession) {
+    components.transactionSessions(currentTransactionSession);
   }
 
   /**

@@ -85,6 +85,7 @@ public final class ShardwiseComponents implements AutoCloseable {
   private ScatterExecutor scatterExecutor;
   private final io.shardwise.hibernate.scatter.internal.ScatterPlans scatterPlans =
       new io.shardwise.hibernate.scatter.internal.ScatterPlans();
+  private volatile java.util.function.Supplier<org.hibernate.Session> transactionSessions = () -> null;
   private final ShardwiseMetrics metrics;
   private final ShardwiseObservations observations;
   private final SchemaGate schemaGate;
@@ -290,6 +291,20 @@ public final class ShardwiseComponents implements AutoCloseable {
           config.scatter().threadsFor(router.map().shards().size()));
     }
     return scatterExecutor;
+  }
+
+  /**
+   * The session of the transaction a framework runs on this thread (Spring's {@code @Transactional}),
+   * for scatter queries to join; answers null outside one. Set once by the integration.
+   */
+  public void transactionSessions(java.util.function.Supplier<org.hibernate.Session> current) {
+    this.transactionSessions = java.util.Objects.requireNonNull(current, "current");
+  }
+
+  /** The framework's transaction session on this thread, if it is open and its transaction active; else null. */
+  public org.hibernate.Session frameworkTransactionSession() {
+    org.hibernate.Session session = transactionSessions.get();
+    return session != null && session.isOpen() && session.getTransaction().isActive() ? session : null;
   }
 
   /** The scatter queries' plans by query text (see {@link io.shardwise.hibernate.scatter.internal.ScatterPlans}). */

@@ -141,7 +141,15 @@ public class ShardwiseAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public ShardedSessions shardedSessions(EntityManagerFactory entityManagerFactory) {
-    return ShardedSessions.of(entityManagerFactory);
+    ShardedSessions shards = ShardedSessions.of(entityManagerFactory);
+    // scatter queries inside @Transactional join its transaction (its shard's part sees its writes)
+    shards.joinTransactionsFrom(() -> {
+      Object holder = org.springframework.transaction.support.TransactionSynchronizationManager.getResource(
+          entityManagerFactory);
+      return holder instanceof org.springframework.orm.jpa.EntityManagerHolder em && em.getEntityManager() != null
+          ? em.getEntityManager().unwrap(org.hibernate.Session.class) : null;
+    });
+    return shards;
   }
 
   /** shardwise.sql.init.locations: scripts run on every shard at startup (development data). */

@@ -212,6 +212,22 @@ class ShardedJpaApplicationTest {
   }
 
   @Test
+  void aScatterQueryInsideATransactionalCallSeesThatTransactionsOwnWrites() {
+    shop.place(MERCHANT_ON_S0, 30, 100);
+    String count = "select count(o) from PurchaseOrder o";
+    TransactionTemplate tx = new TransactionTemplate(transactionManager);
+    try (ShardContext.Scope scope = shards.contextForKey(MERCHANT_ON_S1)) {
+      tx.executeWithoutResult(status -> {
+        orders.save(new PurchaseOrder(31, MERCHANT_ON_S1, "NEW", 200));
+        // s1's part runs on the transaction's own session (flushed first), s0's on its own connection
+        assertEquals(2L, shards.scatter().createQuery(count, Long.class).getSingleResult());
+        status.setRollbackOnly();
+      });
+    }
+    assertEquals(1L, shards.scatter().createQuery(count, Long.class).getSingleResult(), "the write was rolled back");
+  }
+
+  @Test
   void aDerivedQueryWithoutTheShardKeyIsReportedAsShardwiseNotAsAGrammarError() {
     InvalidDataAccessApiUsageException e;
     try (ShardContext.Scope scope = shards.contextForKey(MERCHANT_ON_S0)) {
