@@ -433,6 +433,25 @@ class MetricsTest {
         "success"), 1L), read, "one query, on the replica that answered, and nothing else");
   }
 
+  /** A callable statement (a stored function) is timed like any other, on the server that ran it. */
+  @Test
+  void callableStatementsAreTimedToo() {
+    long k0 = keyOn(S0);
+    java.util.Map<java.util.List<String>, Long> before = statements();
+    String upper = shards.forKey(k0).fromTransaction(s -> s.doReturningWork(c -> {
+      try (java.sql.CallableStatement call = c.prepareCall("{ ? = call upper( ? ) }")) {
+        call.registerOutParameter(1, java.sql.Types.VARCHAR);
+        call.setString(2, "shard");
+        call.execute();
+        return call.getString(1);
+      }
+    }));
+    assertEquals("SHARD", upper);
+    io.shardwise.testkit.PostgresNode primary = topology.shards().get(0).primary();
+    assertEquals(java.util.Map.of(java.util.List.of(S0, "primary", primary.host() + ":" + primary.port(), "execute",
+        "success"), 1L), moved(before, statements()), "one call, timed on shard 0's primary");
+  }
+
   /** Every statement timer's count, by its shard, role, node, operation and outcome tags. */
   private static java.util.Map<java.util.List<String>, Long> statements() {
     java.util.Map<java.util.List<String>, Long> counts = new java.util.HashMap<>();

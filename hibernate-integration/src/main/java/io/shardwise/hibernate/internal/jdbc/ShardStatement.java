@@ -26,9 +26,55 @@ class ShardStatement<S extends Statement> implements Statement {
     this.target = target;
   }
 
-  /** Callable statements are rare (stored procedures): a reflective wrapper serves them. */
+  /**
+   * Callable statements are rare (stored procedures): a reflective wrapper serves them. Their
+   * executions are guarded, timed and counted as a transaction's statements like every other's.
+   */
   static CallableStatement callable(ShardConnection connection, CallableStatement target) {
-    return (CallableStatement) guarded(connection, target, CallableStatement.class);
+    return (CallableStatement) Proxy.newProxyInstance(ShardStatement.class.getClassLoader(),
+        new Class<?>[] {CallableStatement.class}, (proxy, method, args) -> {
+          String name = method.getName();
+          if (name.equals("getConnection") && method.getParameterCount() == 0) {
+            return connection;
+          }
+          Operation operation = name.startsWith("execute") ? operationOf(name) : null;
+          if (operation == null) {
+            return invoke(connection, target, method, args, "reading results");
+          }
+          connection.requireAlive("run a statement");
+          long started = connection.statementStarted();
+          boolean failed = true;
+          try {
+            Object result = invoke(connection, target, method, args, "running a statement");
+            failed = false;
+            return operation == Operation.QUERY ? new ShardStatement<>(connection, target).results((ResultSet) result)
+                : result;
+          } finally {
+            connection.statementEnded(operation, started, failed);
+          }
+        });
+  }
+
+  private static Operation operationOf(String executeMethod) {
+    return switch (executeMethod) {
+      case "executeQuery" -> Operation.QUERY;
+      case "executeUpdate", "executeLargeUpdate" -> Operation.UPDATE;
+      case "executeBatch", "executeLargeBatch" -> Operation.BATCH;
+      case "execute" -> Operation.EXECUTE;
+      default -> null;
+    };
+  }
+
+  private static Object invoke(ShardConnection connection, Object target, java.lang.reflect.Method method,
+      Object[] args, String doing) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof SQLException sql) {
+        throw connection.translate(sql, doing);
+      }
+      throw e.getCause();
+    }
   }
 
   ResultSet results(ResultSet results) throws SQLException {
@@ -40,19 +86,8 @@ class ShardStatement<S extends Statement> implements Statement {
 
   private static Object guarded(ShardConnection connection, Object target, Class<?> type) {
     return Proxy.newProxyInstance(ShardStatement.class.getClassLoader(), new Class<?>[] {type},
-        (proxy, method, args) -> {
-          if (method.getName().equals("getConnection") && method.getParameterCount() == 0) {
-            return connection;
-          }
-          try {
-            return method.invoke(target, args);
-          } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof SQLException sql) {
-              throw connection.translate(sql, "reading results");
-            }
-            throw e.getCause();
-          }
-        });
+        (proxy, method, args) -> method.getName().equals("getConnection") && method.getParameterCount() == 0
+            ? connection : invoke(connection, target, method, args, "reading results"));
   }
 
   @Override
