@@ -170,11 +170,16 @@ class MoverCrashTest {
     assertTrue(moves.switchWrites(w.id()).switched());
     assertEquals(86, moverProcess("AFTER_REVERSE_FREEZE", "rollback", w.id()));
     assertEquals(ReshardPhase.ROLLING_BACK_WRITES, moves.status(w.id()).workflow().phase());
+    String staged = "SELECT gid FROM pg_prepared_xacts WHERE database = current_database()";
+    String control = MoveFixture.controlUrl(pg, DB);
+    assertEquals(List.of("shardwise-switch-" + w.id()), MoveFixture.strings(control, staged),
+        "the map change back was staged before the freeze, and the dead mover left it prepared");
     long key = movingMerchant;
     org.awaitility.Awaitility.await().until(() -> shards.shardFor(key).equals("s1"));
     // the freeze died with the mover: writes go on at the target, and reach the source by reverse replication
     shards.forKey(key).inTransaction(s -> s.find(PurchaseOrder.class, key * 1000).setCustomer("after the crash"));
     assertEquals(ReshardPhase.WRITES_SWITCHED, moves.resume(w.id(), p -> { }).phase());
+    assertEquals(List.of(), MoveFixture.strings(control, staged), "resume rolled the staged change back");
     assertEquals(ReshardPhase.CANCELLED, moves.cancel(w.id()).phase(), "cancel rolls the writes back first");
     assertNothingLeft();
     assertEquals(List.of("after the crash"), MoveFixture.strings(s0, "SELECT customer FROM purchase_order WHERE id = "

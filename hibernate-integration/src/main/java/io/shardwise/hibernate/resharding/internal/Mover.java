@@ -747,7 +747,7 @@ public final class Mover implements Resharding {
       } catch (ShardMapConflictException e) {
         failure = "the shard map could not be changed: " + e.getMessage();
       } catch (io.shardwise.hibernate.routing.ControlDatabaseException e) {
-        long version = flippedVersion(w, e);
+        long version = flippedVersion(w, e, w.target());
         if (version >= 0) {
           return new Flip(version, null, fenced - start, System.nanoTime() - fenced);
         }
@@ -765,10 +765,10 @@ public final class Mover implements Resharding {
   }
 
   /**
-   * After a map change failed without a server's answer (connection lost: it may have committed),
-   * the version that gave the buckets to the target, read back on a new connection; else -1.
+   * After a map change failed without a server's answer, the version that gave the buckets to
+   * {@code owner} (the target in a switch, the source in its rollback), read back; else -1.
    */
-  private long flippedVersion(ReshardWorkflow w, RuntimeException e) {
+  private long flippedVersion(ReshardWorkflow w, RuntimeException e, String owner) {
     SQLException cause = e.getCause() instanceof SQLException sql ? sql : null;
     String state = cause == null ? null : cause.getSQLState();
     if (state != null && !state.startsWith("08")) {
@@ -777,7 +777,7 @@ public final class Mover implements Resharding {
     // a staged change rolled back now can no longer commit; one that is gone has committed (or was never prepared)
     control.abortStaged(stagedName(w));
     ShardMap now = control.load();
-    return w.buckets().stream().allMatch(b -> now.ownerOf(b).equals(w.target())) ? now.version() : -1;
+    return w.buckets().stream().allMatch(b -> now.ownerOf(b).equals(owner)) ? now.version() : -1;
   }
 
   private static void unlock(Connection source, ReshardWorkflow w) throws SQLException {
@@ -910,7 +910,24 @@ public final class Mover implements Resharding {
       store.setPhase(id, ReshardPhase.ROLLING_BACK_WRITES);
       try (Connection controlConnection = control.openConnection("shardwise-reshard-" + id + "-rollback")) {
         warmFreezeStatements(id, source, target, controlConnection);
-        return freezeAndFlipBack(w, map, source, target, controlConnection);
+        // as in the switch, the map change is validated and staged before the freeze
+        ReshardWorkflow moving = w;
+        Map<Integer, String> owners = new TreeMap<>();
+        moving.buckets().forEach(b -> owners.put(b, moving.source()));
+        control.abortStaged(stagedName(moving));
+        ControlDatabase.StagedAssignment assignment;
+        long staging = System.nanoTime();
+        try {
+          assignment = control.stageAssignment(controlConnection, map.version(), owners, stagedName(moving));
+        } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
+          return abandonRollback(moving, staging, 0, 0, "the shard map change could not be staged (writes were not"
+              + " paused): " + e.getMessage());
+        }
+        try {
+          return freezeAndFlipBack(moving, map, source, target, assignment);
+        } finally {
+          assignment.abort();   // after the freeze: a no-op once committed
+        }
       }
     } catch (SQLException e) {
       throw failure("roll back the writes of move " + id, null, e);
@@ -920,11 +937,12 @@ public final class Mover implements Resharding {
   /**
    * The write switch in reverse: drain the target's writers of the moving buckets under the move's
    * lock (taken on the target), a marker from the target, wait until the source applied it, then
-   * fence the target, open the source and give the buckets back in one map change. Bounded by the
-   * pause limit like the switch; abandoned, the writes go on at the target.
+   * fence the target, open the source and commit the staged map change that gives the buckets back.
+   * Bounded by the pause limit like the switch, the map change included; abandoned, the writes go
+   * on at the target.
    */
   private SwitchResult freezeAndFlipBack(ReshardWorkflow w, ShardMap map, Connection source, Connection target,
-      Connection controlConnection) throws SQLException {
+      ControlDatabase.StagedAssignment assignment) throws SQLException {
     long t0 = System.nanoTime();
     long deadline = t0 + settings.pauseLimitMs() * 1_000_000;
     if (!lockWithinPauseLimit(target, w)) {
@@ -948,23 +966,37 @@ public final class Mover implements Resharding {
       // fence the target first: a crash between the two leaves both fenced (refused, retried), never both open
       Fences.set(target, w.id(), w.buckets(), "fenced", w.source(), next, w.lockKey());
       Fences.set(source, w.id(), w.buckets(), "open", w.source(), next, w.lockKey());
-      Map<Integer, String> owners = new TreeMap<>();
-      w.buckets().forEach(b -> owners.put(b, w.source()));
-      long version;
-      try {
-        version = control.assignBuckets(controlConnection, map.version(), owners);
-      } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
+      long leftMillis = (deadline - System.nanoTime()) / 1_000_000;
+      long version = -1;
+      String failure = null;
+      if (leftMillis < 1) {
+        failure = "the pause limit of " + settings.pauseLimitMs() + " ms was used up before the shard map could be"
+            + " changed";
+      } else {
+        try {
+          version = assignment.commit(leftMillis);
+        } catch (ShardMapConflictException e) {
+          failure = "the shard map could not be changed: " + e.getMessage();
+        } catch (io.shardwise.hibernate.routing.ControlDatabaseException e) {
+          version = flippedVersion(w, e, w.source());
+          if (version < 0) {
+            failure = "the shard map could not be changed within the pause limit of " + settings.pauseLimitMs()
+                + " ms: " + e.getMessage();
+          }
+        }
+      }
+      if (version < 0) {
         Fences.set(source, w.id(), w.buckets(), "fenced", w.target(), map.version(), w.lockKey());
         Fences.set(target, w.id(), w.buckets(), "open", w.target(), map.version(), w.lockKey());
         unlock(target, w);
         released = true;
-        return abandonRollback(w, t0, drained - t0, applied - drained, "the shard map could not be changed: "
-            + e.getMessage());
+        return abandonRollback(w, t0, drained - t0, applied - drained, failure);
       }
       CrashPoints.at(CrashPoints.Point.AFTER_REVERSE_FLIP);
       unlock(target, w);
       released = true;
       long end = System.nanoTime();
+      assignment.announce();
       finishRollback(w, source, target);
       SwitchResult result = new SwitchResult(true, (end - t0) / 1e6, (drained - t0) / 1e6, (applied - drained) / 1e6,
           version, null);
@@ -1024,6 +1056,7 @@ public final class Mover implements Resharding {
 
   /** After a crash during a rollback of the write switch: finish it if the target was fenced, else undo it. */
   private void recoverRollback(ReshardWorkflow w) throws SQLException {
+    control.abortStaged(stagedName(w));   // a staged map change the dead mover did not commit
     ShardMap map = control.load();
     boolean flippedBack = w.buckets().stream().allMatch(b -> map.ownerOf(b).equals(w.source()));
     try (Connection source = connect(map, w.source(), null, w.id() + "-recover");
