@@ -62,7 +62,7 @@ public final class SampleApp {
 
   public static void main(String[] args) throws Exception {
     quietLogging();
-    Walkthrough walk = new Walkthrough(System.out);
+    Walkthrough walk = new Walkthrough(System.out, System.console() != null);
     walk.title("Shardwise sample: an e-commerce store on a sharded PostgreSQL");
 
     walk.step("Start the embedded topology: 3 shards, each a primary and a streaming replica");
