@@ -228,7 +228,7 @@ public final class ShardedSessions {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
         components::scatterExecutor, this::readForScatter, components.config().scatter(), router::checkedMap,
         type -> components.model().byClass(type), metrics, observations, session, components.scatterPlans(),
-        this::openForScatter));
+        this::openForScatter, shardId -> components.config().timeouts(shardId, false).connectionTimeoutMs()));
   }
 
   /**

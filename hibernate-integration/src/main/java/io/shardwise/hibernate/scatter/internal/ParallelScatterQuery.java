@@ -171,8 +171,9 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   private ScatterResult<T> result(ShardwiseObservations.Observed observed) {
     long started = System.nanoTime();
     long deadlineNanos = started + deadline.toNanos();
-    ScatterPlan plan = context.plans().plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
-        context.placement());
+    ScatterPlans.Planned planned = context.plans().planned(
+        context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql, context.placement());
+    ScatterPlan plan = planned.plan();
     boolean single = plan.selectionCount() == 1 && resultType != Object[].class;
     if (!single && resultType != Object[].class && resultType != Object.class) {
       throw new IllegalArgumentException("[" + hql + "] selects " + plan.selectionCount() + " values: ask for"
@@ -187,7 +188,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     String keyset = after == null ? null : keysetPredicate(plan, keysetParameters);
     // offset + limit <= maxRows <= Integer.MAX_VALUE, checked above
     int perShardMax = plan.pushesDownLimit() && limit >= 0 ? (int) (offset + limit) : -1;
-    String shardHql = QueryGuard.scatterGather(plan.shardHql(keyset));
+    String shardHql = keyset == null ? planned.markedShardHql() : QueryGuard.scatterGather(plan.shardHql(keyset));
     RowBudget budget = new RowBudget(maxRows);
     // one snapshot of the map: while buckets move, each shard is read only for the buckets it serves
     // reads of (no cost otherwise: the filter is built only when some bucket has a copy)
@@ -231,13 +232,16 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         break; // reference tables only: every shard holds the same rows
       }
     }
+    // the caller only waits otherwise: it runs one part itself (the joined part when there is one)
+    String callerShard = joinedShard != null ? joinedShard
+        : callerRunsPart(lazy ? openTasks.keySet() : tasks.keySet(), map, deadlineNanos);
     List<Object[]> merged;
     Map<String, Integer> shardRows = new LinkedHashMap<>();
     ScatterExecutor.Outcome<?> outcome;
     if (lazy) {
       Throwable failure = null;
       try {
-        ScatterExecutor.Outcome<OpenPart> parts = fanOut(openTasks, null, deadlineNanos, observed);
+        ScatterExecutor.Outcome<OpenPart> parts = fanOut(openTasks, callerShard, deadlineNanos, observed);
         outcome = parts;
         List<java.util.Iterator<Object[]>> perShard = new ArrayList<>(parts.results().size());
         for (Map.Entry<String, OpenPart> p : parts.results().entrySet()) {
@@ -252,7 +256,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         open.closeAll(failure);
       }
     } else {
-      ScatterExecutor.Outcome<List<Object[]>> parts = fanOut(tasks, joinedShard, deadlineNanos, observed);
+      ScatterExecutor.Outcome<List<Object[]>> parts = fanOut(tasks, callerShard, deadlineNanos, observed);
       outcome = parts;
       List<List<Object[]>> perShard = new ArrayList<>();
       for (String shardId : tasks.keySet()) {
@@ -269,12 +273,39 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       rows.add(resultType.cast(single ? row[0] : Arrays.copyOf(row, plan.selectionCount())));
     }
     Object[] last = null;
-    if (!plan.sortKeys().isEmpty() && !merged.isEmpty()) {
+    List<SortKey> sortKeys = plan.sortKeys();
+    if (!sortKeys.isEmpty() && !merged.isEmpty()) {
       Object[] lastRow = merged.get(merged.size() - 1);
-      last = plan.sortKeys().stream().map(k -> lastRow[k.slot()]).toArray();
+      last = new Object[sortKeys.size()];
+      for (int i = 0; i < last.length; i++) {
+        last[i] = lastRow[sortKeys.get(i).slot()];
+      }
     }
-    return new ScatterResult<>(List.copyOf(rows), Map.copyOf(outcome.missing()), Map.copyOf(outcome.times()), Map.copyOf(shardRows),
-        Duration.ofNanos(System.nanoTime() - started), last);
+    // every collection here is new and owned by this result: wrapped, not copied
+    return new ScatterResult<>(java.util.Collections.unmodifiableList(rows), readOnly(outcome.missing()),
+        readOnly(outcome.times()), readOnly(shardRows), Duration.ofNanos(System.nanoTime() - started), last);
+  }
+
+  private static <K, V> Map<K, V> readOnly(Map<K, V> map) {
+    return map.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(map);
+  }
+
+  /**
+   * The shard whose part the calling thread runs itself, or null: the first shard, when its part is
+   * as bounded on the caller as on the executor — no replica (so no retry on another node), and a
+   * primary checkout timeout shorter than the time left (so waiting for a connection cannot outlast
+   * the deadline); its statements are then cancelled by the server at the deadline, and no read
+   * waits on its socket past the deadline and the grace, the joined part's bound.
+   */
+  private String callerRunsPart(Set<String> shards, ShardMap map, long deadlineNanos) {
+    if (shards.size() < 2) {
+      return null; // one part: nothing to overlap, and a lone part keeps its executor isolation
+    }
+    String first = shards.iterator().next();
+    io.shardwise.hibernate.routing.ShardDescriptor shard = map.shards().get(first);
+    long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    return shard != null && shard.replicaUrls().isEmpty() && context.checkoutTimeoutMs().applyAsLong(first) < leftMs
+        ? first : null;
   }
 
   /**

@@ -30,12 +30,14 @@ import org.hibernate.SessionFactory;
  * @param observations where each query is observed (the reader observes each shard's part); null when tracing is off
  * @param plans the session factory's plans by query text, each text planned once
  * @param opener runs one shard's part of a lazily merged top-N and hands its session back open
+ * @param checkoutTimeoutMs how long a shard's primary pool may make a checkout wait: the calling
+ *     thread runs a part itself only when that cannot outlast the deadline
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
     ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
     ShardwiseMetrics metrics, ShardwiseObservations observations, Session joined, ScatterPlans plans,
-    ShardOpener opener) {
+    ShardOpener opener, java.util.function.ToLongFunction<String> checkoutTimeoutMs) {
 
   /**
    * Runs {@code work} in a read-only session on one shard, in a transaction or statement by
