@@ -741,21 +741,25 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       int maxRows) {
     // shardHql carries QueryGuard's scatter-gather mark already: one string for every shard, its hash computed once
     SelectionQuery<Object[]> query = session.createSelectionQuery(shardHql, Object[].class);
-    // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
-    Set<String> names = query.getParameterMetadata().getNamedParameterNames();
-    Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
-        .map(org.hibernate.query.QueryParameter::getPosition).filter(java.util.Objects::nonNull)
-        .collect(Collectors.toSet());
-    named.forEach((name, value) -> {
-      if (names.contains(name)) {
-        query.setParameter(name, value);
-      }
-    });
-    positional.forEach((position, value) -> {
-      if (positions.contains(position)) {
-        query.setParameter(position, value);
-      }
-    });
+    if (!named.isEmpty()) {
+      // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
+      Set<String> names = query.getParameterMetadata().getNamedParameterNames();
+      named.forEach((name, value) -> {
+        if (names.contains(name)) {
+          query.setParameter(name, value);
+        }
+      });
+    }
+    if (!positional.isEmpty()) {
+      Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
+          .map(org.hibernate.query.QueryParameter::getPosition).filter(java.util.Objects::nonNull)
+          .collect(Collectors.toSet());
+      positional.forEach((position, value) -> {
+        if (positions.contains(position)) {
+          query.setParameter(position, value);
+        }
+      });
+    }
     keysetParameters.forEach(query::setParameter);
     if (maxRows >= 0) {
       query.setMaxResults(maxRows);
