@@ -170,6 +170,47 @@ public final class ShardRoute {
     }
   }
 
+  /**
+   * Runs {@code work} in a new session on this shard, as {@link #fromSession} does (a read-only
+   * route retries once off a replica that failed under it), except that the session stays open when
+   * {@code work} returns: the result holds it, and its holder closes it. Closed here when
+   * {@code work} throws. For a route without a consistency scope or deadline (a scatter part).
+   */
+  <R> R fromSessionLeftOpen(Function<Session, R> work) {
+    if (scope != null || deadlineMs != 0) {
+      throw new IllegalStateException("fromSessionLeftOpen is for scatter parts, which have neither a consistency"
+          + " scope nor a unit-of-work deadline; this route has " + (scope != null ? "a scope" : "a deadline"));
+    }
+    return readOnly ? retriedOffAFailedReplica(() -> leftOpenOnce(work)) : leftOpenOnce(work);
+  }
+
+  private <R> R leftOpenOnce(Function<Session, R> work) {
+    String shard = shardId();
+    ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, readOnly);
+    Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind);
+    try {
+      return work.apply(session);
+    } catch (RuntimeException | Error e) {
+      try {
+        session.close();
+      } catch (RuntimeException closeFailure) {
+        e.addSuppressed(closeFailure);
+      }
+      Throwable thrown = e instanceof RuntimeException re ? fencedOrSame(re) : e;
+      if (observed != null) {
+        observed.error(thrown);
+      }
+      if (thrown instanceof RuntimeException re) {
+        throw re;
+      }
+      throw (Error) thrown;
+    } finally {
+      if (observed != null) {
+        observed.stop();
+      }
+    }
+  }
+
   /** Runs {@code work} in a transaction on this shard: committed if it returns, rolled back if it throws. */
   public void inTransaction(Consumer<Session> work) {
     fromTransaction(session -> {

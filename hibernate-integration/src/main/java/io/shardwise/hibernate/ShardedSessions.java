@@ -239,7 +239,45 @@ public final class ShardedSessions {
   public ScatterQueries scatter(Session session) {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
         components::scatterExecutor, this::readForScatter, components.config().scatter(), router::checkedMap,
-        type -> components.model().byClass(type), metrics, observations, session, components.scatterPlans()));
+        type -> components.model().byClass(type), metrics, observations, session, components.scatterPlans(),
+        this::openForScatter, shardId -> components.config().timeouts(shardId, false).connectionTimeoutMs()));
+  }
+
+  /**
+   * One shard's part of a lazily merged scatter top-N: {@code work} executes it in a read-only
+   * session that stays open for the merge to read. Timed per shard up to the end of {@code work} (the
+   * shard's own latency; the merge reads rows already in memory), and observed until the part closes.
+   */
+  private io.shardwise.hibernate.scatter.internal.OpenPart openForScatter(String shardId,
+      ShardwiseObservations.Observed scatter,
+      java.util.function.Function<org.hibernate.Session, org.hibernate.ScrollableResults<Object[]>> work) {
+    long started = System.nanoTime();
+    ShardwiseObservations.Observed observed = scatter == null ? null : observations.scatterShard(scatter, shardId);
+    try {
+      org.hibernate.Session[] session = new org.hibernate.Session[1];
+      org.hibernate.ScrollableResults<Object[]> cursor = route(shardId, SessionKind.SCATTER).readOnly()
+          .fromSessionLeftOpen(s -> {
+            session[0] = s;
+            return work.apply(s);
+          });
+      long took = System.nanoTime() - started;
+      return new io.shardwise.hibernate.scatter.internal.OpenPart(session[0], cursor, failure -> {
+        metrics.scatterShard(shardId, took, failure != null);
+        if (observed != null) {
+          if (failure != null) {
+            observed.error(failure);
+          }
+          observed.stop();
+        }
+      });
+    } catch (RuntimeException | Error e) {
+      metrics.scatterShard(shardId, System.nanoTime() - started, true);
+      if (observed != null) {
+        observed.error(e);
+        observed.stop();
+      }
+      throw e;
+    }
   }
 
   /** One shard's part of a scatter query, timed per shard, and observed as a child of {@code scatter} when traced. */

@@ -48,6 +48,10 @@ class ScatterFaultTest {
           + " LANGUAGE sql AS $$ SELECT 1 FROM pg_sleep(" + delays[i] + ") $$");
       ScatterFixture.execute(pg.shard(i), "CREATE OR REPLACE FUNCTION shard_stuck() RETURNS int IMMUTABLE"
           + " LANGUAGE sql AS $$ SELECT 1 FROM pg_sleep(" + (i == 2 ? 20 : 0) + ") $$");
+      // stuck on the shard whose part the calling thread runs itself: the first of the shard map
+      boolean callers = ("shard" + i).equals(shards.shardIds().iterator().next());
+      ScatterFixture.execute(pg.shard(i), "CREATE OR REPLACE FUNCTION caller_stuck() RETURNS int IMMUTABLE"
+          + " LANGUAGE sql AS $$ SELECT 1 FROM pg_sleep(" + (callers ? 20 : 0) + ") $$");
       ROWS_ON[i] = ScatterFixture.count(pg.shard(i), "SELECT count(*) FROM sale");
       assertTrue(ROWS_ON[i] > 0, "shard " + i + " holds sales");
     }
@@ -115,6 +119,33 @@ class ScatterFaultTest {
     assertEquals(firstFiveElsewhere, bounded.rows());
     // well before the pool's own statement_timeout (10 s from the start) could end it
     await().atMost(Duration.ofSeconds(4)).until(() -> stuckStatements(pg) == 0);
+  }
+
+  /**
+   * The calling thread runs the first shard's part itself (it would only wait otherwise); stuck
+   * there, that part is still cancelled by the server at the deadline, so the caller is not held
+   * past it, and the other shards' answers, which came while the caller was busy, are kept.
+   */
+  @Test
+  void aStuckShardWhosePartTheCallerRunsIsCancelledAtTheDeadlineAndTheOtherAnswersAreKept(PostgresTopology pg) {
+    String callers = shards.shardIds().iterator().next();
+    int index = Integer.parseInt(callers.substring("shard".length()));
+    String hql = "select s.id from Sale s where cast(function('caller_stuck') as Integer) = 1 order by s.id";
+    for (int limit : new int[] {5, -1}) { // one statement per shard; and a first fetch, then a cursor
+      ScatterQuery<Long> q = shards.scatter().createQuery(hql, Long.class).deadline(Duration.ofMillis(1500))
+          .onShardFailure(ShardFailurePolicy.PARTIAL);
+      if (limit > 0) {
+        q.setMaxResults(limit);
+      }
+      ScatterResult<Long> partial = q.getResult();
+      assertEquals(Set.of(callers), partial.missingShards().keySet(), partial.missingShards().toString());
+      assertTrue(partial.missingShards().get(callers).contains("deadline"), partial.missingShards().toString());
+      long others = java.util.Arrays.stream(ROWS_ON).sum() - ROWS_ON[index];
+      assertEquals(limit > 0 ? limit : others, partial.rows().size(), "the other shards' rows, limit " + limit);
+      await().atMost(Duration.ofSeconds(10)).until(() -> ScatterFixture.count(pg.shard(index),
+          "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%caller_stuck%'"
+              + " AND pid <> pg_backend_pid()") == 0);
+    }
   }
 
   private static long stuckStatements(PostgresTopology pg) throws SQLException {

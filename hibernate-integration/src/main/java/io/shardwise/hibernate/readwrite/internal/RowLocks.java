@@ -16,16 +16,30 @@ final class RowLocks {
       Pattern.CASE_INSENSITIVE);
 
 
+  /** Lock-free SQL seen before: a few thousand statements, at most 1M characters (about 2 MB), then no more. */
+  private static final KnownLockFree LOCK_FREE = new KnownLockFree(4_096, 1L << 20);
+
   private RowLocks() {}
 
-  /** The locking clause, upper-cased (e.g. {@code FOR NO KEY UPDATE}), or null when the SQL locks no rows. */
+  /**
+   * The locking clause, upper-cased (e.g. {@code FOR NO KEY UPDATE}), or null when the SQL locks no rows.
+   * SQL once found lock-free is remembered (bounded, see {@link KnownLockFree}) and not scanned again.
+   */
   static String lockClause(String sql) {
-    if (sql == null || sql.length() < 10) {
+    return lockClause(sql, LOCK_FREE);
+  }
+
+  static String lockClause(String sql, KnownLockFree lockFree) {
+    if (sql == null || sql.length() < 10 || lockFree.contains(sql)) {
       return null;
     }
     String plain = withoutLiterals(sql);
     Matcher m = LOCK.matcher(plain);
-    return m.find() ? m.group().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT) : null;
+    if (!m.find()) {
+      lockFree.add(sql);
+      return null;
+    }
+    return m.group().replaceAll("\\s+", " ").toUpperCase(Locale.ROOT);
   }
 
   /** Tables named after FROM or JOIN, lower-cased and without schema. */

@@ -171,8 +171,9 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   private ScatterResult<T> result(ShardwiseObservations.Observed observed) {
     long started = System.nanoTime();
     long deadlineNanos = started + deadline.toNanos();
-    ScatterPlan plan = context.plans().plan(context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql,
-        context.placement());
+    ScatterPlans.Planned planned = context.plans().planned(
+        context.sessionFactory().unwrap(SessionFactoryImplementor.class), hql, context.placement());
+    ScatterPlan plan = planned.plan();
     boolean single = plan.selectionCount() == 1 && resultType != Object[].class;
     if (!single && resultType != Object[].class && resultType != Object.class) {
       throw new IllegalArgumentException("[" + hql + "] selects " + plan.selectionCount() + " values: ask for"
@@ -187,7 +188,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     String keyset = after == null ? null : keysetPredicate(plan, keysetParameters);
     // offset + limit <= maxRows <= Integer.MAX_VALUE, checked above
     int perShardMax = plan.pushesDownLimit() && limit >= 0 ? (int) (offset + limit) : -1;
-    String shardHql = QueryGuard.scatterGather(plan.shardHql(keyset));
+    String shardHql = keyset == null ? planned.markedShardHql() : QueryGuard.scatterGather(plan.shardHql(keyset));
     RowBudget budget = new RowBudget(maxRows);
     // one snapshot of the map: while buckets move, each shard is read only for the buckets it serves
     // reads of (no cost otherwise: the filter is built only when some bucket has a copy)
@@ -209,25 +210,116 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
 
     Part part = boundedPerShard(plan, perShardMax) ? Part.ONE_STATEMENT
         : plan.fetchJoin() ? Part.CURSOR : Part.FIRST_FETCH_THEN_CURSOR;
+    boolean lazy = mergedLazily(plan, part, joinedShard, perShardMax);
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
+    Map<String, Callable<OpenPart>> openTasks = new LinkedHashMap<>();
+    OpenParts open = lazy ? new OpenParts() : null;
     for (String shardId : shardIds) {
       String bucketFilter = filtered ? bucketFilter(plan, map, shardId) : null;
       String hqlOfShard = bucketFilter == null ? shardHql : QueryGuard.scatterGather(plan.shardHql(keyset, bucketFilter));
-      boolean joined = shardId.equals(joinedShard);
-      ScatterContext.ShardReader reader = joined ? this::readInJoinedTransaction : context.reader();
-      // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
-      Part partHere = joined ? Part.CURSOR : part;
-      tasks.put(shardId, () -> runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax, partHere,
-          deadlineNanos, budget));
+      if (lazy) {
+        openTasks.put(shardId, () -> open.add(openOnShard(shardId, observed, hqlOfShard, keysetParameters, perShardMax,
+            deadlineNanos)));
+      } else {
+        boolean joined = shardId.equals(joinedShard);
+        ScatterContext.ShardReader reader = joined ? this::readInJoinedTransaction : context.reader();
+        // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
+        Part partHere = joined ? Part.CURSOR : part;
+        tasks.put(shardId, () -> runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax,
+            partHere, deadlineNanos, budget));
+      }
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
       }
     }
+    // the caller only waits otherwise: it runs one part itself (the joined part when there is one)
+    String callerShard = joinedShard != null ? joinedShard
+        : callerRunsPart(lazy ? openTasks.keySet() : tasks.keySet(), map, deadlineNanos);
+    List<Object[]> merged;
+    Map<String, Integer> shardRows = new LinkedHashMap<>();
+    ScatterExecutor.Outcome<?> outcome;
+    if (lazy) {
+      Throwable failure = null;
+      try {
+        ScatterExecutor.Outcome<OpenPart> parts = fanOut(openTasks, callerShard, deadlineNanos, observed);
+        outcome = parts;
+        List<java.util.Iterator<Object[]>> perShard = new ArrayList<>(parts.results().size());
+        for (Map.Entry<String, OpenPart> p : parts.results().entrySet()) {
+          perShard.add(rowsOf(p.getKey(), p.getValue(), budget, openTasks.size(), open));
+        }
+        merged = ScatterMerge.mergeOrdered(plan, perShard, offset, limit);
+        parts.results().forEach((shardId, p) -> shardRows.put(shardId, p.rowsRead()));
+      } catch (RuntimeException | Error e) {
+        failure = e;
+        throw e;
+      } finally {
+        open.closeAll(failure);
+      }
+    } else {
+      ScatterExecutor.Outcome<List<Object[]>> parts = fanOut(tasks, callerShard, deadlineNanos, observed);
+      outcome = parts;
+      List<List<Object[]>> perShard = new ArrayList<>();
+      for (String shardId : tasks.keySet()) {
+        List<Object[]> rows = parts.results().get(shardId);
+        if (rows != null) {
+          perShard.add(rows);
+          shardRows.put(shardId, rows.size());
+        }
+      }
+      merged = ScatterMerge.merge(plan, perShard, offset, limit, named, positional);
+    }
+    List<T> rows = new ArrayList<>(merged.size());
+    for (Object[] row : merged) {
+      rows.add(resultType.cast(single ? row[0] : Arrays.copyOf(row, plan.selectionCount())));
+    }
+    Object[] last = null;
+    List<SortKey> sortKeys = plan.sortKeys();
+    if (!sortKeys.isEmpty() && !merged.isEmpty()) {
+      Object[] lastRow = merged.get(merged.size() - 1);
+      last = new Object[sortKeys.size()];
+      for (int i = 0; i < last.length; i++) {
+        last[i] = lastRow[sortKeys.get(i).slot()];
+      }
+    }
+    // every collection here is new and owned by this result: wrapped, not copied
+    return new ScatterResult<>(java.util.Collections.unmodifiableList(rows), readOnly(outcome.missing()),
+        readOnly(outcome.times()), readOnly(shardRows), Duration.ofNanos(System.nanoTime() - started), last);
+  }
+
+  private static <K, V> Map<K, V> readOnly(Map<K, V> map) {
+    return map.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(map);
+  }
+
+  /**
+   * The shard whose part the calling thread runs itself, or null: the first shard, when its part is
+   * as bounded on the caller as on the executor — no replica (so no retry on another node), and a
+   * primary checkout timeout shorter than the time left (so waiting for a connection cannot outlast
+   * the deadline); its statements are then cancelled by the server at the deadline, and no read
+   * waits on its socket past the deadline and the grace, the joined part's bound.
+   */
+  private String callerRunsPart(Set<String> shards, ShardMap map, long deadlineNanos) {
+    if (shards.size() < 2) {
+      return null; // one part: nothing to overlap, and a lone part keeps its executor isolation
+    }
+    String first = shards.iterator().next();
+    io.shardwise.hibernate.routing.ShardDescriptor shard = map.shards().get(first);
+    long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    return shard != null && shard.replicaUrls().isEmpty() && context.checkoutTimeoutMs().applyAsLong(first) < leftMs
+        ? first : null;
+  }
+
+  /**
+   * Runs {@code tasks} on the executor (the task of {@code joinedShard}, when not null, on the
+   * calling thread) and returns what they gave, unless a shard was lost under policy FAIL or a
+   * part went over the row cap: then it throws, as every shape does.
+   */
+  private <R> ScatterExecutor.Outcome<R> fanOut(Map<String, Callable<R>> tasks, String joinedShard, long deadlineNanos,
+      ShardwiseObservations.Observed observed) {
     context.metrics().scatterFanOut(tasks.size());
     if (observed != null) {
       context.observations().fannedOut(observed, tasks.size());
     }
-    ScatterExecutor.Outcome<List<Object[]>> outcome =
+    ScatterExecutor.Outcome<R> outcome =
         context.executor().get().run(tasks, joinedShard, deadlineNanos, policy == ShardFailurePolicy.FAIL);
     for (Throwable error : outcome.errors().values()) {
       ScatterRowLimitException overCap = causeOfType(error, ScatterRowLimitException.class);
@@ -237,34 +329,135 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       }
     }
     if (!outcome.missing().isEmpty() && policy == ShardFailurePolicy.FAIL) {
-      Throwable cause = outcome.errors().values().stream().findFirst().orElse(null);
-      throw new ScatterGatherException("Scatter query [" + hql + "] lost " + outcome.missing().size() + " of "
-          + tasks.size() + " shards under policy FAIL: " + outcome.missing().entrySet().stream()
-              .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining("; "))
-          + ". Bring the shard back, raise the deadline (" + deadline.toMillis() + " ms), or accept a partial"
-          + " result with onShardFailure(PARTIAL)", outcome.missing(), cause);
+      throw lost(outcome.missing(), tasks.size(), outcome.errors().values().stream().findFirst().orElse(null), "");
     }
-    List<List<Object[]>> perShard = new ArrayList<>();
-    Map<String, Integer> shardRows = new LinkedHashMap<>();
-    for (String shardId : tasks.keySet()) {
-      List<Object[]> rows = outcome.results().get(shardId);
-      if (rows != null) {
-        perShard.add(rows);
-        shardRows.put(shardId, rows.size());
+    return outcome;
+  }
+
+  private ScatterGatherException lost(Map<String, String> missing, int shards, Throwable cause, String when) {
+    return new ScatterGatherException("Scatter query [" + hql + "] lost " + missing.size() + " of " + shards
+        + " shards under policy FAIL" + when + ": " + missing.entrySet().stream()
+            .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining("; "))
+        + ". Bring the shard back, raise the deadline (" + deadline.toMillis() + " ms), or accept a partial"
+        + " result with onShardFailure(PARTIAL)", missing, cause);
+  }
+
+  // ---- the lazily merged top-N ---------------------------------------------------------------
+
+  /**
+   * Whether the shards' rows are merged lazily ({@link OpenPart}): a plain ordered selection whose
+   * limit is pushed down to one short statement per shard, so that each part's rows are in the
+   * driver's memory once it executed, and only the rows the merge consumes — offset + limit + k - 1
+   * of k shards, not k times offset + limit — become entities. Not for a join fetch (Hibernate may
+   * cut its rows in memory), the joined session's part (it runs in the caller's transaction, on the
+   * caller's thread), or PARTIAL (a part that fails while the merge reads it could not be left out
+   * of rows already given out).
+   */
+  private boolean mergedLazily(ScatterPlan plan, Part part, String joinedShard, int perShardMax) {
+    return part == Part.ONE_STATEMENT && plan.shape() == ScatterPlan.Shape.ROWS && !plan.sortKeys().isEmpty()
+        && plan.having() == null && !plan.fetchJoin() && !plan.oneShard() && perShardMax >= 0 && joinedShard == null
+        && policy == ShardFailurePolicy.FAIL && context.opener() != null;
+  }
+
+  /**
+   * One shard's part, executed on the executor's thread and left open: the statement runs under the
+   * same server-side cancellation and socket timeout as an eager {@link Part#ONE_STATEMENT} part.
+   */
+  private OpenPart openOnShard(String shardId, ShardwiseObservations.Observed scatter, String shardHql,
+      Map<String, Object> keysetParameters, int perShardMax, long deadlineNanos) {
+    return context.opener().open(shardId, scatter, session -> {
+      boundByDeadline(session, shardId, deadlineNanos, Part.ONE_STATEMENT);
+      return QueryGuard.bypass(() -> shardQuery(session, shardHql, keysetParameters, perShardMax)
+          .scroll(ScrollMode.FORWARD_ONLY));
+    });
+  }
+
+  /**
+   * The rows of an open part, one by one, each counted against the cap as the merge takes it; a
+   * failure while reading it fails the query as a lost shard does, naming the shard.
+   */
+  private java.util.Iterator<Object[]> rowsOf(String shardId, OpenPart part, RowBudget budget, int shards,
+      OpenParts open) {
+    return new java.util.Iterator<>() {
+      private Object[] next;
+      private boolean exhausted;
+
+      @Override
+      public boolean hasNext() {
+        if (next == null && !exhausted) {
+          Object[] row;
+          try {
+            row = part.next();
+          } catch (RuntimeException e) {
+            open.failed(part, e);
+            throw lost(Map.of(shardId, "failed while its rows were merged: " + e.getClass().getSimpleName() + ": "
+                + e.getMessage()), shards, e, " (while merging)");
+          }
+          if (row == null) {
+            exhausted = true;
+          } else {
+            budget.takeOne(shardId);
+            next = row;
+          }
+        }
+        return next != null;
+      }
+
+      @Override
+      public Object[] next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        Object[] row = next;
+        next = null;
+        return row;
+      }
+    };
+  }
+
+  /**
+   * The open parts of one query. Each is closed once: by {@link #closeAll} when the query ends (with
+   * its error, if reading that part failed), or at once when it opens after the query has ended (a
+   * shard that answered after the deadline, or after another shard failed).
+   */
+  private static final class OpenParts {
+    private final Map<OpenPart, Throwable> parts = new LinkedHashMap<>();
+    private boolean closed;
+
+    OpenPart add(OpenPart part) {
+      synchronized (this) {
+        if (!closed) {
+          parts.put(part, null);
+          return part;
+        }
+      }
+      part.close(null);
+      return part;
+    }
+
+    synchronized void failed(OpenPart part, Throwable failure) {
+      parts.put(part, failure);
+    }
+
+    void closeAll(Throwable failure) {
+      Map<OpenPart, Throwable> toClose;
+      synchronized (this) {
+        closed = true;
+        toClose = new LinkedHashMap<>(parts);
+        parts.clear();
+      }
+      RuntimeException closeFailure = null;
+      for (Map.Entry<OpenPart, Throwable> p : toClose.entrySet()) {
+        try {
+          p.getKey().close(p.getValue());
+        } catch (RuntimeException e) {
+          closeFailure = closeFailure == null ? e : closeFailure;
+        }
+      }
+      if (closeFailure != null && failure == null) {
+        throw closeFailure;
       }
     }
-    List<Object[]> merged = ScatterMerge.merge(plan, perShard, offset, limit, named, positional);
-    List<T> rows = new ArrayList<>(merged.size());
-    for (Object[] row : merged) {
-      rows.add(resultType.cast(single ? row[0] : Arrays.copyOf(row, plan.selectionCount())));
-    }
-    Object[] last = null;
-    if (!plan.sortKeys().isEmpty() && !merged.isEmpty()) {
-      Object[] lastRow = merged.get(merged.size() - 1);
-      last = plan.sortKeys().stream().map(k -> lastRow[k.slot()]).toArray();
-    }
-    return new ScatterResult<>(List.copyOf(rows), Map.copyOf(outcome.missing()), Map.copyOf(outcome.times()), Map.copyOf(shardRows),
-        Duration.ofNanos(System.nanoTime() - started), last);
   }
 
   /**
@@ -464,16 +657,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       ShardwiseObservations.Observed scatter, String shardHql, Map<String, Object> keysetParameters, int perShardMax,
       Part part, long deadlineNanos, RowBudget budget) {
     return reader.read(shardId, part == Part.CURSOR, scatter, session -> {
-      long leftMs = timeLeftMs(shardId, deadlineNanos);
-      // the server cancels the statement at the deadline: a late shard stops working, not just being waited for
-      session.doWork(c -> {
-        c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS));
-        if (part == Part.CURSOR) {
-          setStatementTimeout(c, leftMs);
-        } else {
-          ShardConnection.cancelStatementsAt(c, deadlineNanos);
-        }
-      });
+      boundByDeadline(session, shardId, deadlineNanos, part);
       return QueryGuard.bypass(() -> {
         if (part == Part.CURSOR) {
           return readThroughCursor(session, shardId, shardHql, keysetParameters, perShardMax, budget);
@@ -494,6 +678,22 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         return readInReadOnlyTransaction(session, deadlineNanos, shardId,
             () -> readThroughCursor(session, shardId, shardHql, keysetParameters, perShardMax, budget));
       });
+    });
+  }
+
+  /**
+   * The server cancels the part's statements at the deadline — a late shard stops working, not just
+   * being waited for — and no read waits on the socket longer than the time left and a grace.
+   */
+  private static void boundByDeadline(Session session, String shardId, long deadlineNanos, Part part) {
+    long leftMs = timeLeftMs(shardId, deadlineNanos);
+    session.doWork(c -> {
+      c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS));
+      if (part == Part.CURSOR) {
+        setStatementTimeout(c, leftMs);
+      } else {
+        ShardConnection.cancelStatementsAt(c, deadlineNanos);
+      }
     });
   }
 
@@ -541,21 +741,25 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       int maxRows) {
     // shardHql carries QueryGuard's scatter-gather mark already: one string for every shard, its hash computed once
     SelectionQuery<Object[]> query = session.createSelectionQuery(shardHql, Object[].class);
-    // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
-    Set<String> names = query.getParameterMetadata().getNamedParameterNames();
-    Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
-        .map(org.hibernate.query.QueryParameter::getPosition).filter(java.util.Objects::nonNull)
-        .collect(Collectors.toSet());
-    named.forEach((name, value) -> {
-      if (names.contains(name)) {
-        query.setParameter(name, value);
-      }
-    });
-    positional.forEach((position, value) -> {
-      if (positions.contains(position)) {
-        query.setParameter(position, value);
-      }
-    });
+    if (!named.isEmpty()) {
+      // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
+      Set<String> names = query.getParameterMetadata().getNamedParameterNames();
+      named.forEach((name, value) -> {
+        if (names.contains(name)) {
+          query.setParameter(name, value);
+        }
+      });
+    }
+    if (!positional.isEmpty()) {
+      Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
+          .map(org.hibernate.query.QueryParameter::getPosition).filter(java.util.Objects::nonNull)
+          .collect(Collectors.toSet());
+      positional.forEach((position, value) -> {
+        if (positions.contains(position)) {
+          query.setParameter(position, value);
+        }
+      });
+    }
     keysetParameters.forEach(query::setParameter);
     if (maxRows >= 0) {
       query.setMaxResults(maxRows);

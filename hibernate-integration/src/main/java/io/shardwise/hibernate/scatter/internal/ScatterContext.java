@@ -29,11 +29,15 @@ import org.hibernate.SessionFactory;
  *     its shard's part runs on it, so the query sees the transaction's writes), or null
  * @param observations where each query is observed (the reader observes each shard's part); null when tracing is off
  * @param plans the session factory's plans by query text, each text planned once
+ * @param opener runs one shard's part of a lazily merged top-N and hands its session back open
+ * @param checkoutTimeoutMs how long a shard's primary pool may make a checkout wait: the calling
+ *     thread runs a part itself only when that cannot outlast the deadline
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
     ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
-    ShardwiseMetrics metrics, ShardwiseObservations observations, Session joined, ScatterPlans plans) {
+    ShardwiseMetrics metrics, ShardwiseObservations observations, Session joined, ScatterPlans plans,
+    ShardOpener opener, java.util.function.ToLongFunction<String> checkoutTimeoutMs) {
 
   /**
    * Runs {@code work} in a read-only session on one shard, in a transaction or statement by
@@ -43,5 +47,17 @@ public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, S
   public interface ShardReader {
     List<Object[]> read(String shardId, boolean inTransaction, ShardwiseObservations.Observed scatter,
         Function<Session, List<Object[]>> work);
+  }
+
+  /**
+   * Runs {@code work} in a new read-only session on one shard, outside a transaction, as a child of
+   * the query's observation {@code scatter} (null when tracing is off); when it returns, the session
+   * stays open inside the {@link OpenPart}, whose {@link OpenPart#close} ends it; when it throws,
+   * the session is closed here.
+   */
+  @FunctionalInterface
+  public interface ShardOpener {
+    OpenPart open(String shardId, ShardwiseObservations.Observed scatter,
+        Function<Session, org.hibernate.ScrollableResults<Object[]>> work);
   }
 }

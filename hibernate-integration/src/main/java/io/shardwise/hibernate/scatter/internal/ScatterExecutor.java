@@ -55,8 +55,10 @@ public final class ScatterExecutor implements AutoCloseable {
 
   /**
    * The same, except that the task of {@code callerShard} (when not null) runs on the calling
-   * thread once the others are submitted: it is the part that joins the caller's session and
-   * transaction, which belong to that thread.
+   * thread once the others are submitted: the part that joins the caller's session and transaction,
+   * which belong to that thread, or any part the caller can run as bounded by the deadline as an
+   * executor thread would (the caller would only wait otherwise). Parts that answered while it ran
+   * are taken even when it ran up to the deadline.
    */
   public <R> Outcome<R> run(Map<String, Callable<R>> tasks, String callerShard, long deadlineNanos, boolean failFast) {
     long start = System.nanoTime();
@@ -95,7 +97,8 @@ public final class ScatterExecutor implements AutoCloseable {
       long left = deadlineNanos - System.nanoTime();
       Future<Map.Entry<String, R>> f;
       try {
-        f = left > 0 ? done.poll(left, TimeUnit.NANOSECONDS) : null;
+        // past the deadline (the caller's own part may have used it up), take what has already answered
+        f = left > 0 ? done.poll(left, TimeUnit.NANOSECONDS) : done.poll();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         f = null;

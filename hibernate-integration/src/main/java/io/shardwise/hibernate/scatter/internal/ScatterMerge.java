@@ -63,19 +63,35 @@ public final class ScatterMerge {
     };
   }
 
+  /**
+   * Plain ordered rows ({@link ScatterPlan.Shape#ROWS} with an ORDER BY) merged from per-shard
+   * iterators that produce each row only when asked: the merge takes the head of every shard, then
+   * one row more from the shard whose row it gave out, and only when it needs the next — so a page
+   * of offset + limit rows over k shards takes at most offset + limit + k - 1 rows from them.
+   */
+  public static List<Object[]> mergeOrdered(ScatterPlan plan, List<Iterator<Object[]>> perShard, long offset,
+      long limit) {
+    if (plan.shape() != ScatterPlan.Shape.ROWS || plan.sortKeys().isEmpty()) {
+      throw new IllegalArgumentException("mergeOrdered needs plain ordered rows, not a " + plan.shape() + " plan"
+          + (plan.sortKeys().isEmpty() ? " without ORDER BY" : ""));
+    }
+    return cut(new KWayMerge(perShard, comparator(plan.sortKeys()), true), offset, limit, false);
+  }
+
   /** The rows of all shards in the plan's order: a k-way merge when it has one, else concatenated. */
   private static Iterator<Object[]> stream(ScatterPlan plan, List<List<Object[]>> perShard) {
     if (plan.sortKeys().isEmpty()) {
       return perShard.stream().flatMap(List::stream).iterator();
     }
-    return new KWayMerge(perShard, comparator(plan.sortKeys()));
+    return new KWayMerge(perShard.stream().map(List::iterator).toList(), comparator(plan.sortKeys()), false);
   }
 
   private static List<Object[]> cut(Iterator<Object[]> rows, long offset, long limit, boolean distinct) {
     List<Object[]> out = new ArrayList<>();
     Set<List<Object>> seen = distinct ? new HashSet<>() : null;
     long skipped = 0;
-    while (rows.hasNext() && (limit < 0 || out.size() < limit)) {
+    // the limit first: a lazy merge must not be asked for a row past the page
+    while ((limit < 0 || out.size() < limit) && rows.hasNext()) {
       Object[] row = rows.next();
       if (seen != null && !seen.add(key(row, row.length))) {
         continue;
@@ -89,18 +105,27 @@ public final class ScatterMerge {
     return out;
   }
 
-  /** Streams the merged order of several sorted lists, holding one head row per list. */
+  /**
+   * Streams the merged order of several sorted sequences, holding one head row per sequence. When
+   * {@code lazyRefill} is set, the shard whose row was given out is asked for its next one only when
+   * the merge's own next row is asked for, not at once: a caller that stops after n rows has taken
+   * n + k - 1 rows from k sequences, not n + k.
+   */
   static final class KWayMerge implements Iterator<Object[]> {
     private record Head(Object[] row, int shard, Iterator<Object[]> rest) {}
 
     private final PriorityQueue<Head> heads;
+    private final boolean lazyRefill;
+    /** The sequence whose head was given out last and not yet replaced (lazy refill only), or null. */
+    private Head given;
 
-    KWayMerge(List<List<Object[]>> sortedLists, Comparator<Object[]> order) {
+    KWayMerge(List<Iterator<Object[]>> sorted, Comparator<Object[]> order, boolean lazyRefill) {
+      this.lazyRefill = lazyRefill;
       // ties go to the lower shard index, so the merge is deterministic
-      heads = new PriorityQueue<>(Math.max(1, sortedLists.size()),
+      heads = new PriorityQueue<>(Math.max(1, sorted.size()),
           Comparator.comparing(Head::row, order).thenComparingInt(Head::shard));
-      for (int i = 0; i < sortedLists.size(); i++) {
-        Iterator<Object[]> it = sortedLists.get(i).iterator();
+      for (int i = 0; i < sorted.size(); i++) {
+        Iterator<Object[]> it = sorted.get(i);
         if (it.hasNext()) {
           heads.add(new Head(it.next(), i, it));
         }
@@ -109,19 +134,32 @@ public final class ScatterMerge {
 
     @Override
     public boolean hasNext() {
+      refill();
       return !heads.isEmpty();
     }
 
     @Override
     public Object[] next() {
+      refill();
       Head head = heads.poll();
       if (head == null) {
         throw new java.util.NoSuchElementException();
       }
-      if (head.rest().hasNext()) {
-        heads.add(new Head(head.rest().next(), head.shard(), head.rest()));
+      given = head;
+      if (!lazyRefill) {
+        refill();
       }
       return head.row();
+    }
+
+    private void refill() {
+      Head head = given;
+      if (head != null) {
+        given = null;
+        if (head.rest().hasNext()) {
+          heads.add(new Head(head.rest().next(), head.shard(), head.rest()));
+        }
+      }
     }
   }
 

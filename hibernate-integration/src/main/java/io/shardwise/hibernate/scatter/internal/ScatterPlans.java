@@ -2,6 +2,7 @@ package io.shardwise.hibernate.scatter.internal;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import io.shardwise.hibernate.internal.query.QueryGuard;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 
 /**
@@ -13,18 +14,31 @@ import org.hibernate.engine.spi.SessionFactoryImplementor;
 public final class ScatterPlans {
   static final int MAX_PLANS = 2048;
 
-  private final ConcurrentHashMap<String, ScatterPlan> plans = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Planned> plans = new ConcurrentHashMap<>();
+
+  /**
+   * A plan and the HQL every shard runs when no keyset or bucket filter is added to it, already
+   * marked for the query guard: one string per query text, so Hibernate finds its translation by
+   * a hash computed once.
+   */
+  public record Planned(ScatterPlan plan, String markedShardHql) {}
 
   /** The plan of {@code hql}, as {@link ScatterPlanner#plan(SessionFactoryImplementor, String, Function)} makes it. */
   public ScatterPlan plan(SessionFactoryImplementor sessionFactory, String hql, Function<Class<?>, String> placement) {
-    ScatterPlan plan = plans.get(hql);
-    if (plan == null) {
-      plan = ScatterPlanner.plan(sessionFactory, hql, placement);
+    return planned(sessionFactory, hql, placement).plan();
+  }
+
+  /** The same, with its plain shard HQL marked. */
+  public Planned planned(SessionFactoryImplementor sessionFactory, String hql, Function<Class<?>, String> placement) {
+    Planned planned = plans.get(hql);
+    if (planned == null) {
+      ScatterPlan plan = ScatterPlanner.plan(sessionFactory, hql, placement);
+      planned = new Planned(plan, QueryGuard.scatterGather(plan.shardHql(null)));
       if (plans.size() >= MAX_PLANS) {
         plans.clear();
       }
-      plans.put(hql, plan);
+      plans.put(hql, planned);
     }
-    return plan;
+    return planned;
   }
 }
