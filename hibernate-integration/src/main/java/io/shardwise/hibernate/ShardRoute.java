@@ -143,30 +143,53 @@ public final class ShardRoute {
   }
 
   public <R> R fromSession(Function<Session, R> work) {
-    return readOnly ? retriedOffAFailedReplica(() -> sessionOnce(work)) : sessionOnce(work);
+    return readOnly ? retriedOffAFailedReplica(() -> sessionOnce(work, false)) : sessionOnce(work, false);
   }
 
-  private <R> R sessionOnce(Function<Session, R> work) {
+  /**
+   * One attempt of {@link #fromSession}: a new session for {@code work}, closed when it returns or
+   * throws — or, {@code leftOpen}, only when it throws (the result holds it, and its holder closes it).
+   */
+  private <R> R sessionOnce(Function<Session, R> work, boolean leftOpen) {
     String shard = requireForReads();
     ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, readOnly);
-    try (Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind)) {
+    Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind);
+    boolean handedOver = false;
+    try {
       if (deadlineMs != 0) {
         session.doWork(c -> ShardConnection.startDeadline(c, deadlineMs));
       }
-      return work.apply(session);
+      R result = work.apply(session);
+      handedOver = leftOpen;
+      return result;
     } catch (RuntimeException e) {
+      closeAfter(session, e);
       RuntimeException thrown = fencedOrSame(e);
       if (observed != null) {
         observed.error(thrown);
       }
       throw thrown;
+    } catch (Error e) {
+      closeAfter(session, e);
+      throw e;
     } finally {
+      if (!handedOver && session.isOpen()) {
+        session.close();
+      }
       if (setsReadRequirement()) {
         ReadYourWritesTracking.requireForReads(null);
       }
       if (observed != null) {
         observed.stop();
       }
+    }
+  }
+
+  private static void closeAfter(Session session, Throwable failure) {
+    try {
+      session.close();
+    } catch (RuntimeException closeFailure) {
+      failure.addSuppressed(closeFailure);
     }
   }
 
@@ -181,34 +204,7 @@ public final class ShardRoute {
       throw new IllegalStateException("fromSessionLeftOpen is for scatter parts, which have neither a consistency"
           + " scope nor a unit-of-work deadline; this route has " + (scope != null ? "a scope" : "a deadline"));
     }
-    return readOnly ? retriedOffAFailedReplica(() -> leftOpenOnce(work)) : leftOpenOnce(work);
-  }
-
-  private <R> R leftOpenOnce(Function<Session, R> work) {
-    String shard = shardId();
-    ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, readOnly);
-    Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind);
-    try {
-      return work.apply(session);
-    } catch (RuntimeException | Error e) {
-      try {
-        session.close();
-      } catch (RuntimeException closeFailure) {
-        e.addSuppressed(closeFailure);
-      }
-      Throwable thrown = e instanceof RuntimeException re ? fencedOrSame(re) : e;
-      if (observed != null) {
-        observed.error(thrown);
-      }
-      if (thrown instanceof RuntimeException re) {
-        throw re;
-      }
-      throw (Error) thrown;
-    } finally {
-      if (observed != null) {
-        observed.stop();
-      }
-    }
+    return readOnly ? retriedOffAFailedReplica(() -> sessionOnce(work, true)) : sessionOnce(work, true);
   }
 
   /** Runs {@code work} in a transaction on this shard: committed if it returns, rolled back if it throws. */

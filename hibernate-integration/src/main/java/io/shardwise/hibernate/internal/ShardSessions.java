@@ -48,7 +48,11 @@ public final class ShardSessions {
    * innermost one), while that transaction is active; else null.
    */
   public static Session inTransaction() {
-    Session session = IN_TRANSACTION.get();
+    return ifTransactionActive(IN_TRANSACTION.get());
+  }
+
+  /** {@code session} if it is open and its transaction active; else null (also for null). */
+  public static Session ifTransactionActive(Session session) {
     return session != null && session.isOpen() && session.getTransaction().isActive() ? session : null;
   }
 

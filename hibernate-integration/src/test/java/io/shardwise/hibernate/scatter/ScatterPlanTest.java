@@ -44,12 +44,12 @@ class ScatterPlanTest {
     SessionFactoryImplementor sf = sessionFactory.unwrap(SessionFactoryImplementor.class);
     ScatterPlans plans = new ScatterPlans();
     String grouped = "select s.region, count(s) from Sale s group by s.region";
-    ScatterPlan first = plans.plan(sf, grouped, type -> null);
-    assertSame(first, plans.plan(sf, grouped, type -> null));
-    assertEquals(plan(grouped), first);
+    ScatterPlans.Planned first = plans.planned(sf, grouped, type -> null);
+    assertSame(first, plans.planned(sf, grouped, type -> null));
+    assertEquals(plan(grouped), first.plan());
     String union = "select s.id from Sale s union select s.id from Sale s";
-    assertThrows(UnsupportedScatterQueryException.class, () -> plans.plan(sf, union, type -> null));
-    assertThrows(UnsupportedScatterQueryException.class, () -> plans.plan(sf, union, type -> null));
+    assertThrows(UnsupportedScatterQueryException.class, () -> plans.planned(sf, union, type -> null));
+    assertThrows(UnsupportedScatterQueryException.class, () -> plans.planned(sf, union, type -> null));
   }
 
   @Test

@@ -303,8 +303,7 @@ public final class ShardwiseComponents implements AutoCloseable {
 
   /** The framework's transaction session on this thread, if it is open and its transaction active; else null. */
   public org.hibernate.Session frameworkTransactionSession() {
-    org.hibernate.Session session = transactionSessions.get();
-    return session != null && session.isOpen() && session.getTransaction().isActive() ? session : null;
+    return io.shardwise.hibernate.internal.ShardSessions.ifTransactionActive(transactionSessions.get());
   }
 
   /** The scatter queries' plans by query text (see {@link io.shardwise.hibernate.scatter.internal.ScatterPlans}). */

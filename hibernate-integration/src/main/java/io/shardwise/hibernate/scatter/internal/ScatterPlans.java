@@ -23,12 +23,10 @@ public final class ScatterPlans {
    */
   public record Planned(ScatterPlan plan, String markedShardHql) {}
 
-  /** The plan of {@code hql}, as {@link ScatterPlanner#plan(SessionFactoryImplementor, String, Function)} makes it. */
-  public ScatterPlan plan(SessionFactoryImplementor sessionFactory, String hql, Function<Class<?>, String> placement) {
-    return planned(sessionFactory, hql, placement).plan();
-  }
-
-  /** The same, with its plain shard HQL marked. */
+  /**
+   * The plan of {@code hql}, as {@link ScatterPlanner#plan(SessionFactoryImplementor, String, Function)}
+   * makes it, with its plain shard HQL marked; planned once per query text.
+   */
   public Planned planned(SessionFactoryImplementor sessionFactory, String hql, Function<Class<?>, String> placement) {
     Planned planned = plans.get(hql);
     if (planned == null) {
