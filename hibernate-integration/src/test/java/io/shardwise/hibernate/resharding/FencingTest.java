@@ -198,7 +198,9 @@ class FencingTest {
     SwitchResult switched = moves.switchWrites(w.id());
     assertTrue(switched.switched(), switched.describe());
     assertTrue(switched.mapMillis() > 0 && switched.fenceMillis() > 0, "every step is measured: " + switched.describe());
-    assertEquals("s1", shards.shardFor(movingMerchant));
+    // this router hears of the new map by the control database's notification, a moment after the switch
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+        .until(() -> shards.shardFor(movingMerchant).equals("s1"));
     assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
     assertEquals(List.of("after the undone switch"), MoveFixture.strings(s1, "SELECT customer FROM purchase_order"
         + " WHERE id = " + key * 1000));
