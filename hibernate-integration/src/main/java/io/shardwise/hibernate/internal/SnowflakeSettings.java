@@ -97,7 +97,7 @@ public record SnowflakeSettings(Integer workerId, String leaseUrl, String leaseU
   }
 
   /**
-   * {@link #parse(Function, List)} for a generator on its own.
+   * {@link #parse(Function, List, boolean)} for a generator on its own.
    *
    * @throws IllegalStateException listing every problem
    */
