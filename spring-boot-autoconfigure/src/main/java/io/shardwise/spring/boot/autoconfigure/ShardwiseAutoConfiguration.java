@@ -220,6 +220,18 @@ public class ShardwiseAutoConfiguration {
     }
   }
 
+  /** {@code @ScatterGather} on Spring Data JPA repository methods: run on every shard. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.data.jpa.repository.support.JpaRepositoryFactoryBean")
+  static class ScatterRepositoryConfiguration {
+
+    @Bean
+    static io.shardwise.spring.ScatterRepositoryMethods shardwiseScatterRepositoryMethods(
+        ObjectProvider<ShardedSessions> shards) {
+      return new io.shardwise.spring.ScatterRepositoryMethods(shards::getObject);
+    }
+  }
+
   /** The shard of a web request, from a header, a path variable or a {@link ShardKeyResolver}. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
