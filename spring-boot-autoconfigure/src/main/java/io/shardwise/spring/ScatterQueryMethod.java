@@ -109,6 +109,12 @@ final class ScatterQueryMethod {
       throw ScatterRepositoryMethods.refused(method, "it is sorted or paged, but its @Query does not select its root"
           + " entity by an alias (select o from " + entityName + " o ...), which the sort properties would name");
     }
+    if (selectsRoot && shape != Shape.COUNT && shape != Shape.EXISTS
+        && !repository.getReturnedDomainClass(method).isAssignableFrom(domainType)) {
+      throw ScatterRepositoryMethods.refused(method, "it returns " + repository.getReturnedDomainClass(method)
+          .getSimpleName() + " rows, a projection, which a scatter-gather method does not build; return "
+          + domainType.getSimpleName());
+    }
     if (shape == Shape.PAGE && !countable) {
       throw ScatterRepositoryMethods.refused(method, "it returns a Page, whose total needs a count: give the @Query a"
           + " countQuery");

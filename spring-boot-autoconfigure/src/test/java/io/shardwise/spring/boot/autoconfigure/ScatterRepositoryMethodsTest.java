@@ -162,13 +162,7 @@ class ScatterRepositoryMethodsTest {
 
   @Test
   void aModifyingScatterMethodStopsTheApplicationNamingIt(PostgresTopology pg) {
-    Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("shardwise.shards", "s0,s1");
-    for (int i = 0; i < 2; i++) {
-      settings.put("shardwise.shard.s" + i + ".url", pg.shard(i).primary().jdbcUrl());
-    }
-    settings.put("shardwise.user", pg.shard(0).primary().user());
-    settings.put("spring.main.web-application-type", "none");
+    Map<String, Object> settings = StandaloneSettings.of(pg);
     Exception e = assertThrows(Exception.class,
         () -> new SpringApplicationBuilder(RefusedScatterApplication.class).properties(settings).run().close());
     assertThat(NestedExceptionUtils.getMostSpecificCause(e).getMessage())

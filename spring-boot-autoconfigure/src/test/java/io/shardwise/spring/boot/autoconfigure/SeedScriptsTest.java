@@ -14,7 +14,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -66,13 +65,7 @@ class SeedScriptsTest {
 
   @Test
   void anUnroutableStatementRefusesTheScriptBeforeAnythingRuns(PostgresTopology pg) throws SQLException {
-    Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("shardwise.shards", "s0,s1");
-    for (int i = 0; i < 2; i++) {
-      settings.put("shardwise.shard.s" + i + ".url", pg.shard(i).primary().jdbcUrl());
-    }
-    settings.put("shardwise.user", pg.shard(0).primary().user());
-    settings.put("spring.main.web-application-type", "none");
+    Map<String, Object> settings = StandaloneSettings.of(pg);
     settings.put("spring.sql.init.mode", "always");
     settings.put("spring.sql.init.data-locations", "classpath:seed/unroutable.sql");
     Exception e = assertThrows(Exception.class,
