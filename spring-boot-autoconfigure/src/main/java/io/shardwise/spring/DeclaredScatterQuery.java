@@ -17,7 +17,8 @@ import org.springframework.data.repository.query.Param;
  * {@code %} added and nothing escaped, as Spring Data does; named parameters are the method's
  * {@code @Param} names (or its compiled parameter names), positional ones its arguments in order.
  * The count of a {@code Page} is the {@code countQuery} when given, else the query with its
- * selection replaced by {@code count(alias)} and its ORDER BY dropped.
+ * selection replaced by {@code count(alias)}, its ORDER BY dropped and its {@code join fetch}
+ * made plain joins.
  */
 final class DeclaredScatterQuery implements ScatterQueryText.Renderer {
   private static final Pattern LIKE_WRAPPED = Pattern.compile("(?i)\\blike\\s+(%?)(:[A-Za-z_$][\\w$]*|\\?\\d+)(%?)");
@@ -27,6 +28,7 @@ final class DeclaredScatterQuery implements ScatterQueryText.Renderer {
   private static final Pattern ROOT = Pattern.compile(
       "(?is)^\\s*(?:select\\s+(distinct\\s+)?([A-Za-z_$][\\w$]*)\\s+)?from\\s+([A-Za-z_$][\\w$.]*)(?:\\s+(?:as\\s+)?(?!where\\b|join\\b|left\\b|inner\\b|order\\b|group\\b)([A-Za-z_$][\\w$]*))?");
   private static final Pattern ORDER_BY = Pattern.compile("(?i)\\border\\s+by\\b");
+  private static final Pattern JOIN_FETCH = Pattern.compile("(?i)\\bjoin\\s+fetch\\b");
 
   private final String rows;
   private final String count;
@@ -64,7 +66,8 @@ final class DeclaredScatterQuery implements ScatterQueryText.Renderer {
       String target = root.group(1) != null ? "distinct " + alias : alias;
       String from = rows.substring(rows.toLowerCase(java.util.Locale.ROOT).lastIndexOf("from", root.start(3)));
       Matcher order = ORDER_BY.matcher(from);
-      this.count = "select count(" + target + ") " + (order.find() ? from.substring(0, order.start()) : from);
+      String counted = order.find() ? from.substring(0, order.start()) : from;
+      this.count = "select count(" + target + ") " + JOIN_FETCH.matcher(counted).replaceAll("join");
     } else {
       this.count = null;
     }
