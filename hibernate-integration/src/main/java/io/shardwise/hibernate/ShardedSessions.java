@@ -512,6 +512,16 @@ public final class ShardedSessions {
     return new Mover(components.config(), () -> modelTables());
   }
 
+  /**
+   * The table of every entity of this session factory: a sharded entity's with its shard key column
+   * and key type, a {@code @ReferenceTable} entity's without (what seed scripts and online moves
+   * route rows by). Tables of a sharded entity that hold no key column are not listed.
+   */
+  public java.util.List<ReshardTable> entityTables() {
+    return components.model().tables().stream().map(t -> t.reference() ? ReshardTable.reference(t.table())
+        : ReshardTable.sharded(t.table(), t.keyColumn(), t.keyType())).toList();
+  }
+
   private java.util.List<ReshardTable> modelTables() {
     ShardingModel model = components.model();
     if (!model.tablesWithoutShardKey().isEmpty()) {
@@ -519,8 +529,7 @@ public final class ShardedSessions {
           + model.tablesWithoutShardKey() + ". Map them so that each row holds its shard key (e.g. a @CoLocated entity"
           + " with its own @ShardKey instead of an element collection).");
     }
-    java.util.List<ReshardTable> tables = new java.util.ArrayList<>(model.tables().stream().map(t -> t.reference()
-        ? ReshardTable.reference(t.table()) : ReshardTable.sharded(t.table(), t.keyColumn(), t.keyType())).toList());
+    java.util.List<ReshardTable> tables = new java.util.ArrayList<>(entityTables());
     components.globalIndexes().lookupTables().forEach((table, type) -> {
       if (type != io.shardwise.hibernate.routing.ShardKeyType.STRING) {
         throw new ReshardingException("The @GlobalIndex lookup table " + table + " indexes a " + type + " attribute;"

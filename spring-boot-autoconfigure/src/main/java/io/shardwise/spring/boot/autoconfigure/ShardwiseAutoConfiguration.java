@@ -152,15 +152,6 @@ public class ShardwiseAutoConfiguration {
     return shards;
   }
 
-  /** shardwise.sql.init.locations: scripts run on every shard at startup (development data). */
-  @Bean
-  @Conditional(ReferenceDataConfigured.class)
-  ReferenceDataInitializer shardwiseReferenceDataInitializer(ShardedSessions shards,
-      ShardwiseConnectionProvider connections, org.springframework.core.io.ResourceLoader resources,
-      ShardwiseProperties properties) {
-    return new ReferenceDataInitializer(shards, connections, resources, properties.getSql().getInit().getLocations());
-  }
-
   @Bean
   public static ShardwiseExceptionTranslator shardwiseExceptionTranslator() {
     return new ShardwiseExceptionTranslator();
@@ -213,10 +204,24 @@ public class ShardwiseAutoConfiguration {
   @ConditionalOnClass(name = "org.springframework.data.domain.Page")
   static class ScatterPagesConfiguration {
 
+    /** Lazy: a context without JPA (no EntityManagerFactory, so no ShardedSessions) starts without it. */
     @Bean
     @ConditionalOnMissingBean
+    @org.springframework.context.annotation.Lazy
     ScatterPages scatterPages(ShardedSessions shards) {
       return new ScatterPages(shards);
+    }
+  }
+
+  /** {@code @ScatterGather} on Spring Data JPA repository methods: run on every shard. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.data.jpa.repository.support.JpaRepositoryFactoryBean")
+  static class ScatterRepositoryConfiguration {
+
+    @Bean
+    static io.shardwise.spring.ScatterRepositoryMethods shardwiseScatterRepositoryMethods(
+        ObjectProvider<ShardedSessions> shards) {
+      return new io.shardwise.spring.ScatterRepositoryMethods(shards::getObject);
     }
   }
 

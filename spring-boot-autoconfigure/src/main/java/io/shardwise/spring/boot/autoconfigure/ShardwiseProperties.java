@@ -113,11 +113,10 @@ public class ShardwiseProperties {
       return init;
     }
 
-    /** The spring.sql.init counterpart for development databases. */
+    /** Seed scripts for development databases, routed as spring.sql.init data scripts are. */
     public static class Init {
       /**
-       * Scripts (e.g. classpath:reference-data.sql) run on every shard's primary at startup, after
-       * the schema action, each shard in one transaction. For development and tests.
+       * Seed scripts (e.g. classpath:reference-data.sql) run at startup after the schema action: rows of sharded tables on their key's shard, reference tables on every shard, nothing when a statement cannot be routed. For development and tests.
        */
       private List<String> locations = new ArrayList<>();
 

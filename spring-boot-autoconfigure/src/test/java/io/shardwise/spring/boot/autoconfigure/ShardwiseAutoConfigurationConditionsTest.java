@@ -49,6 +49,20 @@ class ShardwiseAutoConfigurationConditionsTest {
   }
 
   @Test
+  void aContextWithoutJpaStartsWithSeedScriptsConfigured() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(ShardwiseSqlInitializationAutoConfiguration.class))
+        .withBean(ShardwiseProperties.class)
+        .withPropertyValues("shardwise.shards=s0", "shardwise.shard.s0.url=jdbc:postgresql://unused/0",
+            "shardwise.sql.init.locations=classpath:seed/data.sql", "spring.sql.init.data-locations=classpath:seed/data.sql")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context).doesNotHaveBean(ReferenceDataInitializer.class);
+          assertThat(context).doesNotHaveBean(ShardedSqlInitializer.class);
+        });
+  }
+
+  @Test
   void aConsistencyTokenWithoutASigningSecretStopsTheStartWithWhatToSet() {
     new org.springframework.boot.test.context.runner.WebApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(ShardwiseAutoConfiguration.class))

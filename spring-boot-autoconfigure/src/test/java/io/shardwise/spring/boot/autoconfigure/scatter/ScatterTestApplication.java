@@ -1,0 +1,7 @@
+package io.shardwise.spring.boot.autoconfigure.scatter;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+@SpringBootApplication
+public class ScatterTestApplication {
+}

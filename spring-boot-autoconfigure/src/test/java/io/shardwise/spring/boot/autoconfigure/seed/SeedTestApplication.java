@@ -1,0 +1,7 @@
+package io.shardwise.spring.boot.autoconfigure.seed;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+@SpringBootApplication
+public class SeedTestApplication {
+}
