@@ -224,11 +224,7 @@ class KeyPathsTest {
 
   @Test
   void aDetachedOwnerMergedWithANewListedPetAndVisitFillsBothKeys() throws SQLException {
-    ListedOwner detached = shards.forKey(onS1).fromTransaction(session -> {
-      ListedOwner owner = new ListedOwner(onS1, "ann");
-      session.persist(owner);
-      return owner;
-    });
+    ListedOwner detached = storedListedOwner(onS1, "ann");
     ListedPet rex = new ListedPet("rex");
     rex.getVisits().add(new ListedVisit("first"));
     detached.getPets().add(rex);
@@ -243,13 +239,7 @@ class KeyPathsTest {
 
   @Test
   void aDetachedOwnerMergedWithNewChangedAndRemovedPetsKeepsEveryRowOnItsShard() throws SQLException {
-    ListedOwner detached = shards.forKey(onS0).fromTransaction(session -> {
-      ListedOwner owner = new ListedOwner(onS0, "bob");
-      owner.getPets().add(new ListedPet("kept"));
-      owner.getPets().add(new ListedPet("removed"));
-      session.persist(owner);
-      return owner;
-    });
+    ListedOwner detached = storedListedOwner(onS0, "bob", "kept", "removed");
     ListedPet kept = detached.getPets().get(0);
     kept.setName("renamed");
     kept.getVisits().add(new ListedVisit("new visit of a stored pet"));
@@ -266,11 +256,7 @@ class KeyPathsTest {
 
   @Test
   void aMergedPetWhoseKeyDisagreesWithItsListingOwnerIsRefusedBeforeAnySql() throws SQLException {
-    ListedOwner detached = shards.forKey(onS0).fromTransaction(session -> {
-      ListedOwner owner = new ListedOwner(onS0, "cid");
-      session.persist(owner);
-      return owner;
-    });
+    ListedOwner detached = storedListedOwner(onS0, "cid");
     ListedPet stray = new ListedPet("stray");
     stray.setOwnerId(alsoOnS0);
     detached.getPets().add(stray);
@@ -322,6 +308,18 @@ class KeyPathsTest {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** An owner stored with pets of these names, detached as a web form gets it back. */
+  private static ListedOwner storedListedOwner(long ownerId, String name, String... pets) {
+    return shards.forKey(ownerId).fromTransaction(session -> {
+      ListedOwner owner = new ListedOwner(ownerId, name);
+      for (String pet : pets) {
+        owner.getPets().add(new ListedPet(pet));
+      }
+      session.persist(owner);
+      return owner;
+    });
+  }
 
   private static Long storeOwnerAndPet(long ownerId) {
     return shards.forKey(ownerId).fromTransaction(session -> {
