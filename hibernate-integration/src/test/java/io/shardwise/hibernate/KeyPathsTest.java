@@ -4,6 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.shardwise.hibernate.keypathmerge.LinkedOwner;
+import io.shardwise.hibernate.keypathmerge.LinkedPet;
+import io.shardwise.hibernate.keypathmerge.LinkedVisit;
+import io.shardwise.hibernate.keypathmerge.ListedOwner;
+import io.shardwise.hibernate.keypathmerge.ListedPet;
+import io.shardwise.hibernate.keypathmerge.ListedVisit;
 import io.shardwise.hibernate.keypaths.Household;
 import io.shardwise.hibernate.keypaths.Owner;
 import io.shardwise.hibernate.keypaths.Pet;
@@ -43,7 +49,8 @@ class KeyPathsTest {
     pg = topology;
     Shardwise.Builder b = Shardwise.configure().credentials("postgres", null)
         .property("shardwise.snowflake.worker_id", "11").entities(Owner.class, Pet.class, Visit.class,
-            Household.class, Resident.class);
+            Household.class, Resident.class, ListedOwner.class, ListedPet.class, ListedVisit.class, LinkedOwner.class,
+            LinkedPet.class, LinkedVisit.class);
     for (PostgresShard shard : pg.shards()) {
       b.shard("s" + shard.index(), shard.primary().jdbcUrl());
     }
@@ -66,7 +73,8 @@ class KeyPathsTest {
     for (PostgresShard shard : pg.shards()) {
       try (Connection c = shard.primary().dataSource().getConnection(); Statement s = c.createStatement()) {
         s.execute("DELETE FROM kp_visit; DELETE FROM kp_pet; DELETE FROM kp_owner; DELETE FROM kp_resident;"
-            + " DELETE FROM kp_household");
+            + " DELETE FROM kp_household; DELETE FROM km_visit; DELETE FROM km_pet; DELETE FROM km_owner;"
+            + " DELETE FROM km_linked_visit; DELETE FROM km_linked_pet; DELETE FROM km_linked_owner");
       }
     }
   }
@@ -211,7 +219,107 @@ class KeyPathsTest {
     assertEquals(3, column("s1", "SELECT household_id FROM kp_resident").size());
   }
 
+
+  // --- merge of a detached root, the way a web form saves it (Spring Data's save is this merge) ---
+
+  @Test
+  void aDetachedOwnerMergedWithANewListedPetAndVisitFillsBothKeys() throws SQLException {
+    ListedOwner detached = storedListedOwner(onS1, "ann");
+    ListedPet rex = new ListedPet("rex");
+    rex.getVisits().add(new ListedVisit("first"));
+    detached.getPets().add(rex);
+    ListedOwner merged = shards.forKey(onS1).fromTransaction(session -> session.merge(detached));
+
+    assertEquals(onS1, rex.getOwnerId(), "the key was filled on the form's pet, as persist fills it");
+    assertEquals(onS1, merged.getPets().get(0).getOwnerId());
+    assertEquals(List.of(onS1), column("s1", "SELECT owner_id FROM km_pet"));
+    assertEquals(List.of(onS1), column("s1", "SELECT owner_id FROM km_visit"));
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM km_pet UNION ALL SELECT owner_id FROM km_visit"));
+  }
+
+  @Test
+  void aDetachedOwnerMergedWithNewChangedAndRemovedPetsKeepsEveryRowOnItsShard() throws SQLException {
+    ListedOwner detached = storedListedOwner(onS0, "bob", "kept", "removed");
+    ListedPet kept = detached.getPets().get(0);
+    kept.setName("renamed");
+    kept.getVisits().add(new ListedVisit("new visit of a stored pet"));
+    detached.getPets().remove(1);
+    detached.getPets().add(new ListedPet("added"));
+    detached.setName("bob, edited");
+    shards.forKey(onS0).inTransaction(session -> session.merge(detached));
+
+    assertEquals(List.of(onS0, onS0), column("s0", "SELECT owner_id FROM km_pet"));
+    assertEquals(2L, column("s0", "SELECT count(*) FROM km_pet WHERE name IN ('renamed', 'added')").get(0));
+    assertEquals(List.of(onS0), column("s0", "SELECT owner_id FROM km_visit WHERE pet_id = " + kept.getId()));
+    assertEquals(List.of(), column("s1", "SELECT owner_id FROM km_pet UNION ALL SELECT owner_id FROM km_visit"));
+  }
+
+  @Test
+  void aMergedPetWhoseKeyDisagreesWithItsListingOwnerIsRefusedBeforeAnySql() throws SQLException {
+    ListedOwner detached = storedListedOwner(onS0, "cid");
+    ListedPet stray = new ListedPet("stray");
+    stray.setOwnerId(alsoOnS0);
+    detached.getPets().add(stray);
+    ShardKeyPathException e = assertThrows(ShardKeyPathException.class,
+        () -> shards.forKey(onS0).inTransaction(session -> session.merge(detached)));
+    assertTrue(e.getMessage().startsWith("[ShardKeyPathMismatch] Cannot merge ListedPet: ListedPet.ownerId is "
+        + alsoOnS0 + " but the ListedOwner.pets that holds it has the shard key " + onS0), e.getMessage());
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM km_pet"));
+  }
+
+  @Test
+  void aNewOwnerMergedWithItsPetsAndAPetMergedAloneIntoALoadedOwner() throws SQLException {
+    ListedOwner fresh = new ListedOwner(onS1, "dee");
+    fresh.getPets().add(new ListedPet("first"));
+    shards.forKey(onS1).inTransaction(session -> session.merge(fresh));
+    assertEquals(List.of(onS1), column("s1", "SELECT owner_id FROM km_pet"));
+
+    ShardKeyPathException alone = assertThrows(ShardKeyPathException.class,
+        () -> shards.forKey(onS1).inTransaction(session -> session.merge(new ListedPet("nobody's"))));
+    assertTrue(alone.getMessage().startsWith("[ShardKeyPathNull] Cannot store ListedPet"), alone.getMessage());
+    assertEquals(1, column("s1", "SELECT owner_id FROM km_pet").size());
+  }
+
+  @Test
+  void aDetachedOwnerWithBackReferencesMergesNewChangedAndRemovedChildren() throws SQLException {
+    LinkedOwner detached = shards.forKey(onS1).fromTransaction(session -> {
+      LinkedOwner owner = new LinkedOwner(onS1);
+      owner.addPet("kept").addVisit("first");
+      owner.addPet("removed");
+      session.persist(owner);
+      return owner;
+    });
+    LinkedPet kept = detached.getPets().get(0);
+    kept.setName("renamed");
+    kept.addVisit("second");
+    detached.getPets().remove(1);
+    detached.addPet("added").addVisit("of the new pet");
+    shards.forKey(onS1).inTransaction(session -> session.merge(detached));
+
+    assertEquals(List.of(onS1, onS1), column("s1", "SELECT owner_id FROM km_linked_pet"));
+    assertEquals(List.of(onS1, onS1, onS1), column("s1", "SELECT owner_id FROM km_linked_visit"));
+    assertEquals(List.of(), column("s0", "SELECT owner_id FROM km_linked_pet UNION ALL"
+        + " SELECT owner_id FROM km_linked_visit"));
+
+    LinkedOwner again = shards.forKey(onS1).fromTransaction(session -> session.find(LinkedOwner.class, onS1));
+    again.getPets().get(0).setOwnerId(onS0);
+    assertThrows(ShardKeyException.class, () -> shards.forKey(onS1).inTransaction(session -> session.merge(again)));
+    assertEquals(List.of(onS1, onS1), column("s1", "SELECT owner_id FROM km_linked_pet"));
+  }
+
   // ---------------------------------------------------------------------------------------------
+
+  /** An owner stored with pets of these names, detached as a web form gets it back. */
+  private static ListedOwner storedListedOwner(long ownerId, String name, String... pets) {
+    return shards.forKey(ownerId).fromTransaction(session -> {
+      ListedOwner owner = new ListedOwner(ownerId, name);
+      for (String pet : pets) {
+        owner.getPets().add(new ListedPet(pet));
+      }
+      session.persist(owner);
+      return owner;
+    });
+  }
 
   private static Long storeOwnerAndPet(long ownerId) {
     return shards.forKey(ownerId).fromTransaction(session -> {

@@ -42,7 +42,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * scope is pinned to the primary's WAL position after the commit. A read-only transaction of the
  * scope then uses a replica only if every replica of the shard has replayed past that position,
  * as the replica monitor last saw them; otherwise its session opens on the primary, still with
- * Spring's read-only flags.
+ * Spring's read-only flags. The scope's binding then hears of the pin (the web interceptor hands
+ * the client the new token at that moment, before a redirect or a view commits the response).
  */
 public class ShardwiseJpaTransactionManager extends JpaTransactionManager {
   private static final long serialVersionUID = 1L;
@@ -95,6 +96,7 @@ public class ShardwiseJpaTransactionManager extends JpaTransactionManager {
     super.doCommit(status);
     if (wrote) {
       pin(scope, session.getTenantIdentifier());
+      ConsistencyScopes.pinned();
     }
   }
 

@@ -6,8 +6,11 @@ import io.shardwise.hibernate.ShardKeyPathException;
 import io.shardwise.hibernate.internal.KeyPath;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.hibernate.Hibernate;
+import org.hibernate.engine.spi.ManagedEntity;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.MergeContext;
 import org.hibernate.event.spi.MergeEvent;
@@ -22,6 +25,7 @@ import org.hibernate.event.spi.PreUpdateEventListener;
 import org.hibernate.persister.entity.EntityPersister;
 import org.hibernate.proxy.HibernateProxy;
 import org.hibernate.proxy.LazyInitializer;
+import org.hibernate.type.CollectionType;
 
 /**
  * Fills the shard key of an entity declared {@code @CoLocated(via = "pet.owner")} from the entity
@@ -47,7 +51,7 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
 
   @Override
   public void onPersist(PersistEvent event) {
-    fill(event.getObject(), event.getEntityName(), event.getSession(), "persist");
+    fill(event.getObject(), event.getEntityName(), event.getSession(), "persist", null);
   }
 
   @Override
@@ -57,12 +61,12 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
 
   @Override
   public void onMerge(MergeEvent event) {
-    fill(event.getOriginal(), event.getEntityName(), event.getSession(), "merge");
+    fill(event.getOriginal(), event.getEntityName(), event.getSession(), "merge", null);
   }
 
   @Override
   public void onMerge(MergeEvent event, MergeContext context) {
-    onMerge(event);
+    fill(event.getOriginal(), event.getEntityName(), event.getSession(), "merge", context);
   }
 
   @Override
@@ -75,7 +79,7 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
     ShardedEntity model = sharding.get().byEntityName(persister.getEntityName());
     int index = indexOf(persister, model.keyAttribute());
     Object stored = event.getState()[index];
-    Object expected = keyThrough(model, path, event.getEntity(), event.getSession(), stored == null);
+    Object expected = keyThrough(model, path, event.getEntity(), event.getSession(), stored == null, null);
     if (stored == null) {
       event.getState()[index] = expected;
       persister.setValue(event.getEntity(), index, expected);
@@ -98,14 +102,15 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
     }
     ShardedEntity model = sharding.get().byEntityName(persister.getEntityName());
     Object stored = event.getState()[indexOf(persister, model.keyAttribute())];
-    Object expected = keyThrough(model, path, event.getEntity(), event.getSession(), false);
+    Object expected = keyThrough(model, path, event.getEntity(), event.getSession(), false, null);
     if (stored != null && expected != null && !Objects.equals(stored, expected)) {
       throw mismatch(model, path, stored, expected, "update");
     }
     return false;
   }
 
-  private void fill(Object entity, String entityName, SharedSessionContractImplementor session, String op) {
+  private void fill(Object entity, String entityName, SharedSessionContractImplementor session, String op,
+      MergeContext merging) {
     if (entity == null) {
       return;
     }
@@ -121,7 +126,7 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
     }
     EntityPersister persister = session.getEntityPersister(model.entityName(), target);
     Object stored = persister.getPropertyValue(target, model.keyAttribute());
-    Object expected = keyThrough(model, path, target, session, stored == null);
+    Object expected = keyThrough(model, path, target, session, stored == null, merging);
     if (stored == null) {
       persister.setValue(target, indexOf(persister, model.keyAttribute()), expected);
     } else if (expected != null && !Objects.equals(stored, expected)) {
@@ -132,12 +137,13 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
   /**
    * The shard key at the end of the path from {@code entity}: the end entity's key, or, when that is
    * not set yet and the end entity has a path of its own, the key along that one. Null when a hop is
-   * null and {@code required} is false; refused when it is true.
+   * null and {@code required} is false; refused when it is true. {@code merging} is the merge under
+   * way, or null.
    */
   private Object keyThrough(ShardedEntity model, KeyPath path, Object entity, SharedSessionContractImplementor session,
-      boolean required) {
+      boolean required, MergeContext merging) {
     if (path.listedIn() != null) {
-      return keyOfListingOwner(model, path, entity, session, required);
+      return keyOfListingOwner(model, path, entity, session, required, merging);
     }
     Object current = entity;
     String currentName = model.entityName();
@@ -167,35 +173,73 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
     Object key = keyOf(end, current, session);
     KeyPath further = sharded.keyPath(end.entityName());
     if (key == null && further != null) {
-      key = keyThrough(end, further, unproxied(current), session, required);
+      key = keyThrough(end, further, unproxied(current), session, required, merging);
     }
     return key;
   }
 
   /**
-   * The key of the entity whose collection ({@code listedIn}) holds {@code entity} in this session,
-   * found the way Hibernate finds the owner of a unidirectional one-to-many's element.
+   * The key of the entity whose collection ({@code listedIn}) holds {@code entity}: an entity this
+   * merge copies (a detached root merged with its children: its copy may hold the key, e.g. an id
+   * generated by the merge, and its original a key this merge just filled), else an entity of the
+   * session. Not Hibernate's own owner lookup: during a merge's cascade it answers from the detached
+   * parent, which has no entry in the session, and fails.
    */
   private Object keyOfListingOwner(ShardedEntity model, KeyPath path, Object entity,
-      SharedSessionContractImplementor session, boolean required) {
-    Object ownerId = session.getPersistenceContextInternal().getOwnerId(path.endEntity(), path.listedIn(), entity, null);
-    if (ownerId == null) {
-      if (!required) {
-        return null;
-      }
-      throw new ShardKeyPathException("[ShardKeyPathNull] Cannot store " + model.simpleName() + ": its shard key "
-          + model.simpleName() + "." + model.keyAttribute() + " is null and is taken from the " + path.path()
-          + " that holds it (@CoLocated(listedIn = \"" + path.listedIn() + "\")), but no " + path.path()
-          + " in this session holds it. Add it to that collection of an entity of this session (or set the key)"
-          + " before persisting. Nothing was written.");
-    }
+      SharedSessionContractImplementor session, boolean required, MergeContext merging) {
     ShardedEntity end = sharding.get().byEntityName(path.endEntity());
-    if (end.keyIsIdentifier()) {
-      return ownerId;
+    var metamodel = session.getFactory().getMappingMetamodel();
+    EntityPersister owners = metamodel.getEntityDescriptor(end.entityName());
+    CollectionType listType = metamodel.getCollectionDescriptor(end.entityName() + "." + path.listedIn())
+        .getCollectionType();
+    Object owner = null;
+    Object ownerCopy = null;
+    if (merging != null) {
+      for (Map.Entry<Object, Object> copied : merging.entrySet()) {
+        if (lists(owners, listType, path.listedIn(), copied.getKey(), entity, session)) {
+          owner = copied.getKey();
+          ownerCopy = copied.getValue();
+          break;
+        }
+      }
     }
-    EntityPersister owners = session.getFactory().getMappingMetamodel().getEntityDescriptor(end.entityName());
-    Object owner = session.getPersistenceContextInternal().getEntity(session.generateEntityKey(ownerId, owners));
-    return keyOf(end, owner, session);
+    if (owner == null) {
+      for (ManagedEntity managed : session.getPersistenceContextInternal().reentrantSafeManagedEntities()) {
+        if (lists(owners, listType, path.listedIn(), managed.$$_hibernate_getEntityInstance(), entity, session)) {
+          owner = managed.$$_hibernate_getEntityInstance();
+          ownerCopy = owner;
+          break;
+        }
+      }
+    }
+    if (owner != null) {
+      Object key = keyOf(end, owner, session);
+      if (key == null) {
+        key = keyOf(end, ownerCopy, session);
+      }
+      KeyPath further = sharding.get().keyPath(end.entityName());
+      return key != null || further == null ? key
+          : keyThrough(end, further, unproxied(owner), session, required, merging);
+    }
+    if (!required) {
+      return null;
+    }
+    throw new ShardKeyPathException("[ShardKeyPathNull] Cannot store " + model.simpleName() + ": its shard key "
+        + model.simpleName() + "." + model.keyAttribute() + " is null and is taken from the " + path.path()
+        + " that holds it (@CoLocated(listedIn = \"" + path.listedIn() + "\")), but no " + path.path()
+        + " in this session holds it. Add it to that collection of an entity of this session (or set the key)"
+        + " before persisting. Nothing was written.");
+  }
+
+  /** Whether {@code candidate} is an {@code owners} entity whose loaded {@code listedIn} collection holds {@code child}. */
+  private static boolean lists(EntityPersister owners, CollectionType listType, String listedIn, Object candidate,
+      Object child, SharedSessionContractImplementor session) {
+    if (!owners.getMappedClass().isInstance(candidate) || !Hibernate.isInitialized(candidate)) {
+      return false;
+    }
+    Object owner = unproxied(candidate);
+    Object list = owners.getPropertyValue(owner, listedIn);
+    return list != null && Hibernate.isInitialized(list) && listType.contains(list, child, session);
   }
 
   /** An entity's own shard key; a proxy keyed by its id answers without being loaded. */

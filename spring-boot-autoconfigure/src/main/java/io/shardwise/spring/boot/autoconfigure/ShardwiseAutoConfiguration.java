@@ -267,13 +267,6 @@ public class ShardwiseAutoConfiguration {
         return new ConsistencyTokenInterceptor(shards::getObject, properties.getWeb().getConsistencyHeader(),
             properties.getWeb().getConsistencyCookie());
       }
-
-      @Bean
-      ConsistencyTokenInterceptor.TokenAdvice consistencyTokenAdvice(ObjectProvider<ShardedSessions> shards,
-          ShardwiseProperties properties) {
-        return new ConsistencyTokenInterceptor.TokenAdvice(shards::getObject,
-            properties.getWeb().getConsistencyHeader(), properties.getWeb().getConsistencyCookie());
-      }
     }
   }
 }

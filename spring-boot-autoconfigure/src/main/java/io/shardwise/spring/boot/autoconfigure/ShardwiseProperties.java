@@ -683,7 +683,10 @@ public class ShardwiseProperties {
      */
     private String consistencyHeader;
 
-    /** Cookie carrying the consistency token, like consistency-header. Empty: no cookie. */
+    /**
+     * Cookie carrying the consistency token, like consistency-header; set on any response of a
+     * request that committed a write (redirects and views too). Empty: no cookie.
+     */
     private String consistencyCookie;
 
     public String getConsistencyHeader() {

@@ -11,6 +11,9 @@ import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.ShardKeyMissingException;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.spring.ShardwiseJpaTransactionManager;
+import io.shardwise.spring.boot.autoconfigure.shop.Catalog;
+import io.shardwise.spring.boot.autoconfigure.shop.CatalogItem;
+import io.shardwise.spring.boot.autoconfigure.shop.CatalogRepository;
 import io.shardwise.spring.boot.autoconfigure.shop.CountryRepository;
 import io.shardwise.spring.boot.autoconfigure.shop.OrderRepository;
 import io.shardwise.spring.boot.autoconfigure.shop.PurchaseOrder;
@@ -64,6 +67,7 @@ class ShardedJpaApplicationTest {
   @Autowired ShopService shop;
   @Autowired OrderRepository orders;
   @Autowired CountryRepository countries;
+  @Autowired CatalogRepository catalogs;
   @Autowired PlatformTransactionManager transactionManager;
   @Autowired DataSource dataSource;
 
@@ -77,7 +81,7 @@ class ShardedJpaApplicationTest {
   @BeforeEach
   void emptyTables() throws SQLException {
     for (PostgresShard shard : pg.shards()) {
-      execute(shard.primary(), "TRUNCATE purchase_order, merchant, country");
+      execute(shard.primary(), "TRUNCATE purchase_order, merchant, country, catalog_item, catalog");
       execute(shard.primary(), "INSERT INTO country (code, name) VALUES ('FR', 'France')");
     }
     pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
@@ -188,6 +192,21 @@ class ShardedJpaApplicationTest {
     RowLockInReadOnlySessionException e = assertThrows(RowLockInReadOnlySessionException.class,
         () -> shop.lockInReadOnly(order));
     assertThat(e.getMessage()).contains("PurchaseOrder").contains("read-only session on shard 's0'");
+  }
+
+  @Test
+  void springDataSaveOfADetachedRootMergesItsListedChildrenOntoItsShard() throws SQLException {
+    try (ShardContext.Scope scope = shards.contextForKey(MERCHANT_ON_S1)) {
+      // an assigned id: save merges, also the first time
+      Catalog detached = catalogs.save(new Catalog(MERCHANT_ON_S1).add(new CatalogItem("lamp"))
+          .add(new CatalogItem("desk")));
+      detached.items().get(0).rename("blue lamp");
+      detached.items().remove(1);
+      detached.add(new CatalogItem("chair"));
+      catalogs.save(detached); // what a web form does with the root it edited
+    }
+    assertEquals(List.of("blue lamp " + MERCHANT_ON_S1, "chair " + MERCHANT_ON_S1), catalogItemsOn(pg.shard(1)));
+    assertEquals(List.of(), catalogItemsOn(pg.shard(0)));
   }
 
   @Test
@@ -365,6 +384,22 @@ class ShardedJpaApplicationTest {
         ids.add(rs.getLong(1));
       }
       return ids;
+    }
+  }
+
+  /** "name merchant_id" of every catalog item on the shard's primary, each row checked to come from it. */
+  private static List<String> catalogItemsOn(PostgresShard shard) throws SQLException {
+    try (Connection c = shard.primary().dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT inet_server_port(), pg_is_in_recovery(), name, merchant_id"
+            + " FROM catalog_item ORDER BY name");
+        ResultSet rs = ps.executeQuery()) {
+      List<String> items = new java.util.ArrayList<>();
+      while (rs.next()) {
+        assertEquals(shard.primary().port(), rs.getInt(1));
+        assertEquals(false, rs.getBoolean(2));
+        items.add(rs.getString(3) + " " + rs.getLong(4));
+      }
+      return items;
     }
   }
 

@@ -26,4 +26,8 @@ public class Merchant {
   public String getName() {
     return name;
   }
+
+  public void rename(String name) {
+    this.name = name;
+  }
 }

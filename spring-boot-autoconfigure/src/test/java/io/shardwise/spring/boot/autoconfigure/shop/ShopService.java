@@ -60,6 +60,28 @@ public class ShopService {
     return em.find(PurchaseOrder.class, orderId);
   }
 
+  /** A merchant's name as a read-only transaction sees it (null: not there), and where it read. */
+  public record Seen(String name, Server server) {}
+
+  @WithShard(key = "#merchantId")
+  @Transactional
+  public void openMerchant(long merchantId, String name) {
+    em.persist(new Merchant(merchantId, name));
+  }
+
+  @WithShard(key = "#merchantId")
+  @Transactional
+  public void renameMerchant(long merchantId, String name) {
+    em.find(Merchant.class, merchantId).rename(name);
+  }
+
+  @WithShard(key = "#merchantId")
+  @Transactional(readOnly = true)
+  public Seen seeMerchant(long merchantId) {
+    Merchant merchant = em.find(Merchant.class, merchantId);
+    return new Seen(merchant == null ? null : merchant.getName(), server());
+  }
+
   private Server server() {
     Object[] row = (Object[]) em.createNativeQuery("select inet_server_port(), pg_is_in_recovery()").getSingleResult();
     return new Server(((Number) row[0]).intValue(), (Boolean) row[1]);
