@@ -200,11 +200,13 @@ public final class ShardedSessions {
     }
     org.hibernate.generator.Generator generator = sessionFactory.unwrap(SessionFactoryImplementor.class)
         .getMappingMetamodel().getEntityDescriptor(rootType).getGenerator();
-    if (!(generator instanceof io.shardwise.hibernate.id.SnowflakeGenerator)) {
-      throw new IllegalArgumentException("forNewRoot(" + name + ".class): the id of " + name + " is not a @SnowflakeId,"
-          + " so Shardwise cannot give a new one an id that routes to the chosen shard. Annotate the id"
-          + " @SnowflakeId (or set shardwise.ids.default = snowflake), or set the id yourself and use"
-          + " shards.forKey(id)");
+    if (!(generator instanceof io.shardwise.hibernate.id.SnowflakeGenerator)
+        && !(generator instanceof io.shardwise.hibernate.internal.wiring.ClusterIdGenerator)) {
+      throw new IllegalArgumentException("forNewRoot(" + name + ".class): the id of " + name + " is neither a"
+          + " @SnowflakeId nor a @GeneratedValue id under shardwise.ids.generated = cluster, so Shardwise cannot give"
+          + " a new one an id that routes to the chosen shard. Annotate the id @SnowflakeId (or set"
+          + " shardwise.ids.default = snowflake), keep its @GeneratedValue and set shardwise.ids.generated = cluster,"
+          + " or set the id yourself and use shards.forKey(id)");
     }
     return components.newRoots().next();
   }
