@@ -154,7 +154,7 @@ public final class ShardedSessions {
 
   /**
    * Sessions on the shard for a new {@code rootType}: an entity whose shard key is its
-   * {@code @SnowflakeId}. Shards take new roots in turn by weight (a smooth weighted round robin
+   * {@code @SnowflakeId}, or its {@code @GeneratedValue} id under {@code shardwise.ids.generated = cluster}. Shards take new roots in turn by weight (a smooth weighted round robin
    * over the ACTIVE shards of the current map; READ_ONLY and OFFLINE shards never); persisting a
    * root without an id in such a session gives it an id that routes to the session's shard, so
    * its co-located children can be persisted in the same session with the root's id as their key.

@@ -130,6 +130,8 @@ class KeptIdsTest {
         }));
         assertEquals(port, served, "a session by owner " + sample + "'s id runs on " + id + "'s server");
       }
+      System.out.println("kept ids: owners per shard " + java.util.Arrays.toString(pg.shards().stream()
+          .mapToInt(shard -> uncheckedCount(shard, "kept_owner")).toArray()));
       assertEquals(ROOTS, everyOwner.size());
       assertEquals(new HashSet<>(ownerIds.stream().map(Integer::longValue).toList()), everyOwner);
       assertEquals(new HashSet<>(ledgerIds), everyLedger);
@@ -137,6 +139,45 @@ class KeptIdsTest {
       Integer found = shards.forKey(ownerIds.get(7)).fromSession(s -> s.find(KeptOwner.class, ownerIds.get(7)).getId());
       assertEquals(ownerIds.get(7), found);
     }
+  }
+
+  @Test
+  void anIntegerIdPastItsLargestValueIsRefusedBeforeAnyInsert() throws SQLException {
+    try (SessionFactory sf = builder(KeptOwner.class).property(ShardwiseSettings.IDS_GENERATED, "cluster")
+        .buildSessionFactory()) {
+      ShardedSessions.of(sf).forNewRoot(KeptOwner.class).inTransaction(s -> s.persist(new KeptOwner("first")));
+    }
+    try (Connection c = java.sql.DriverManager.getConnection(pg.shard(0).primary().jdbcUrl(CONTROL_DB), "postgres", null);
+        Statement s = c.createStatement()) {
+      assertEquals(1, s.executeUpdate(
+          "UPDATE shardwise.id_counter SET next_id = 2147483640 WHERE table_name = 'kept_owner'"));
+    }
+    List<Integer> last = new ArrayList<>();
+    try (SessionFactory sf = builder(KeptOwner.class).property(ShardwiseSettings.IDS_GENERATED, "cluster")
+        .buildSessionFactory()) {
+      ShardedSessions shards = ShardedSessions.of(sf);
+      RuntimeException exhausted = assertThrows(RuntimeException.class, () -> {
+        for (int i = 0; i < 20; i++) {
+          last.add(shards.forNewRoot(KeptOwner.class).fromTransaction(s -> {
+            KeptOwner owner = new KeptOwner("late");
+            s.persist(owner);
+            return owner.getId();
+          }));
+        }
+      });
+      Throwable cause = exhausted;
+      while (cause.getCause() != null && !cause.getMessage().contains("[IdsExhausted]")) {
+        cause = cause.getCause();
+      }
+      assertTrue(cause.getMessage().contains("[IdsExhausted] The cluster counter of kept_owner is at 2147483768,"
+          + " past the largest Integer id (2147483647)"), cause.getMessage());
+    }
+    assertTrue(last.stream().allMatch(id -> id >= 2147483640), String.valueOf(last));
+    long stored = 0;
+    for (PostgresShard shard : pg.shards()) {
+      stored += longs(shard, "SELECT id FROM kept_owner WHERE name = 'late'").size();
+    }
+    assertEquals(last.size(), stored, "every insert that got an id is stored, none past the integer range");
   }
 
   @Test
@@ -175,6 +216,14 @@ class KeptIdsTest {
     }
     for (PostgresShard shard : pg.shards()) {
       assertEquals(List.of(), strings(shard, "SELECT name FROM kept_always"), "nothing written");
+    }
+  }
+
+  private static int uncheckedCount(PostgresShard shard, String table) {
+    try {
+      return longs(shard, "SELECT id FROM " + table).size();
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
     }
   }
 
