@@ -65,17 +65,8 @@ class KeptIdsMoveTest {
       for (int b = 0; b < 1024 / 3; b++) {
         third.add(b);
       }
-      Resharding moves = shards.resharding();
-      ReshardWorkflow w = moves.start(new ReshardRequest("s0", "s1", third, List.of(), ShardDescriptor.of("s1", s1)),
-          p -> { });
-      assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
-      moves.switchReads(w.id());
-      SwitchResult result = moves.switchWrites(w.id());
-      for (int attempt = 0; !result.switched() && attempt < 5; attempt++) {
-        result = moves.switchWrites(w.id());
-      }
-      assertTrue(result.switched(), result.describe());
-      assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
+      MoveFixture.moveCompletely(shards.resharding(),
+          new ReshardRequest("s0", "s1", third, List.of(), ShardDescriptor.of("s1", s1)));
 
       for (int i = 0; i < 40; i++) {
         ids.add(newOwnerWithPet(shards, "after " + i));
