@@ -142,6 +142,29 @@ class KeptIdsTest {
   }
 
   @Test
+  void theCounterStartsAboveEveryShardsLargestIdAndIdentitySequence() throws SQLException {
+    sql(pg.shard(1), "SELECT setval(pg_get_serial_sequence('kept_owner', 'id'), 7000)");
+    sql(pg.shard(2), "INSERT INTO kept_owner (id, name) VALUES (6500, 'old')");
+    sql(pg.shard(0), "INSERT INTO kept_ledger (id, label) VALUES (90000, 'old')");
+    try (SessionFactory sf = builder(KeptOwner.class, KeptLedger.class)
+        .property(ShardwiseSettings.IDS_GENERATED, "cluster").buildSessionFactory()) {
+      ShardedSessions shards = ShardedSessions.of(sf);
+      int owner = shards.forNewRoot(KeptOwner.class).fromTransaction(s -> {
+        KeptOwner o = new KeptOwner("new");
+        s.persist(o);
+        return o.getId();
+      });
+      long ledger = shards.forNewRoot(KeptLedger.class).fromTransaction(s -> {
+        KeptLedger l = new KeptLedger("new");
+        s.persist(l);
+        return l.getId();
+      });
+      assertTrue(owner > 7000 && owner <= 7000 + 128, "above s1's identity sequence: " + owner);
+      assertTrue(ledger > 90000 && ledger <= 90000 + 128, "above s0's largest ledger id: " + ledger);
+    }
+  }
+
+  @Test
   void anIntegerIdPastItsLargestValueIsRefusedBeforeAnyInsert() throws SQLException {
     try (SessionFactory sf = builder(KeptOwner.class).property(ShardwiseSettings.IDS_GENERATED, "cluster")
         .buildSessionFactory()) {
