@@ -142,6 +142,32 @@ class KeptIdsTest {
   }
 
   @Test
+  void aRootInsertedByAStatelessSessionGetsAnIdOfItsShard() throws SQLException {
+    try (SessionFactory sf = builder(KeptOwner.class).property(ShardwiseSettings.IDS_GENERATED, "cluster")
+        .buildSessionFactory()) {
+      for (String shard : List.of("s0", "s1", "s2", "s1")) {
+        try (org.hibernate.StatelessSession stateless = sf.withStatelessOptions().tenantIdentifier(shard)
+            .openStatelessSession()) {
+          stateless.getTransaction().begin();
+          stateless.insert(new KeptOwner("stateless on " + shard));
+          stateless.getTransaction().commit();
+        }
+      }
+      ShardedSessions shards = ShardedSessions.of(sf);
+      int stored = 0;
+      for (PostgresShard shard : pg.shards()) {
+        for (long id : longs(shard, "SELECT id FROM kept_owner WHERE name LIKE 'stateless on %'")) {
+          assertEquals("s" + shard.index(), shards.shardFor(id), "stateless owner " + id);
+          stored++;
+        }
+        assertEquals(List.of("stateless on s" + shard.index()), strings(shard,
+            "SELECT DISTINCT name FROM kept_owner WHERE name LIKE 'stateless on %'"));
+      }
+      assertEquals(4, stored);
+    }
+  }
+
+  @Test
   void theCounterStartsAboveEveryShardsLargestIdAndIdentitySequence() throws SQLException {
     sql(pg.shard(1), "SELECT setval(pg_get_serial_sequence('kept_owner', 'id'), 7000)");
     sql(pg.shard(2), "INSERT INTO kept_owner (id, name) VALUES (6500, 'old')");

@@ -6,6 +6,7 @@ import io.shardwise.hibernate.ShardwiseException;
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.PrimaryConnections;
 import io.shardwise.hibernate.routing.ControlDatabase;
+import io.shardwise.hibernate.routing.internal.Router;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -49,13 +50,15 @@ public final class ClusterIdGenerator implements BeforeExecutionGenerator {
   private final ControlDatabase control;
   private final PrimaryConnections shards;
   private final java.util.function.Supplier<Collection<String>> shardIds;
+  /** The router of a root whose shard key is this id, whose ids must route to the session's shard; else null. */
+  private final Router router;
 
   private long next;
   private long end;
   private final Map<String, ArrayDeque<Long>> routed = new HashMap<>();
 
   ClusterIdGenerator(String entity, String table, String column, Class<?> idType, ControlDatabase control,
-      PrimaryConnections shards, java.util.function.Supplier<Collection<String>> shardIds) {
+      PrimaryConnections shards, java.util.function.Supplier<Collection<String>> shardIds, Router router) {
     this.entity = entity;
     this.table = table;
     this.column = column;
@@ -65,6 +68,7 @@ public final class ClusterIdGenerator implements BeforeExecutionGenerator {
     this.control = control;
     this.shards = shards;
     this.shardIds = shardIds;
+    this.router = router;
   }
 
   /** Whether {@code id} is not set yet: null, or 0 (a primitive's default). */
@@ -72,11 +76,20 @@ public final class ClusterIdGenerator implements BeforeExecutionGenerator {
     return id == null || id instanceof Number n && n.longValue() == 0L;
   }
 
-  /** A new id, or the id the application already set (never overwritten). */
+  /**
+   * A new id, or the id the application already set (never overwritten). A root's id routes to the
+   * session's shard (Shardwise's write guard sets it already at {@code persist}; this covers the
+   * paths that insert without a persist event, such as {@code merge} of a new root).
+   */
   @Override
   public Object generate(SharedSessionContractImplementor session, Object owner, Object currentValue,
       EventType eventType) {
-    return isUnset(currentValue) ? typed(next()) : currentValue;
+    if (!isUnset(currentValue)) {
+      return currentValue;
+    }
+    String shard = session.getTenantIdentifier();
+    return router != null && shard != null && router.map().shards().containsKey(shard) ? nextRouted(shard)
+        : typed(next());
   }
 
   @Override
@@ -98,10 +111,12 @@ public final class ClusterIdGenerator implements BeforeExecutionGenerator {
   }
 
   /**
-   * An id that {@code route} sends to {@code shard}, as the entity's id type. Gives up after about
-   * {@code maxDraws} values without one, with {@code [NoIdForShard]}.
+   * An id that routes to {@code shard} under the current shard map, as the entity's id type. Gives
+   * up with {@code [NoIdForShard]} after as many values as a Snowflake root would draw.
    */
-  synchronized Object nextRouted(String shard, LongFunction<String> route, int maxDraws, long mapVersion) {
+  synchronized Object nextRouted(String shard) {
+    LongFunction<String> route = router::shardFor;
+    int maxDraws = ShardGuard.maxDraws(router);
     long drawn = 0;
     while (true) {
       ArrayDeque<Long> mine = routed.get(shard);
@@ -116,7 +131,7 @@ public final class ClusterIdGenerator implements BeforeExecutionGenerator {
       if (drawn >= maxDraws) {
         throw new ShardKeyException("[NoIdForShard] Cannot persist " + entity + " in a session on shard '" + shard
             + "': none of " + drawn + " ids drawn from the cluster counter of " + table + " routes to that shard"
-            + " under shard map version " + mapVersion + ". New roots need a shard that owns buckets: open the"
+            + " under shard map version " + router.map().version() + ". New roots need a shard that owns buckets: open the"
             + " session with shards.forNewRoot(" + entity + ".class), which picks such a shard. Nothing was written.");
       }
       reserve();

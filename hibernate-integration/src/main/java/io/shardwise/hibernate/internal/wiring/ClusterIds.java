@@ -63,8 +63,9 @@ public final class ClusterIds {
       String column = id.getColumns().get(0).getName();
       String simpleName = sharded.simpleName();
       ControlDatabase control = components.controlDatabase();
+      io.shardwise.hibernate.routing.internal.Router routedBy = sharded.keyIsIdentifier() ? components.router() : null;
       id.setCustomIdGeneratorCreator(context -> new ClusterIdGenerator(simpleName, table, column, type, control,
-          components.pools()::primary, () -> components.router().map().shards().keySet()));
+          components.pools()::primary, () -> components.router().map().shards().keySet(), routedBy));
       replaced = true;
     }
     if (!needSetting.isEmpty()) {

@@ -214,7 +214,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
     } else if (model.keyIsIdentifier() && ClusterIdGenerator.isUnset(key) && op.equals("persist")
         && persister.getGenerator() instanceof ClusterIdGenerator ids
         && !ShardSessions.NO_SHARD.equals(session.getTenantIdentifier())) {
-      key = ids.nextRouted(session.getTenantIdentifier(), router::shardFor, maxDraws(), router.map().version());
+      key = ids.nextRouted(session.getTenantIdentifier());
       persister.setIdentifier(target, key, session);
     }
     checkKey(model, key, session, op);
@@ -227,7 +227,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
    * bucket of 1024 ({@code (1 - 1/1024)^65536}, about {@code e^-64}).
    */
   private Long routedId(ShardedEntity model, SnowflakeGenerator ids, String shard) {
-    int maxDraws = maxDraws();
+    int maxDraws = maxDraws(router);
     try {
       return ids.nextIdMatching(candidate -> shard.equals(router.shardFor(candidate)), maxDraws);
     } catch (NoMatchingIdException noneRoutesHere) {
@@ -239,7 +239,8 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
     }
   }
 
-  private int maxDraws() {
+  /** How many candidate ids a new root may draw before {@code [NoIdForShard]}: 64 per bucket, within 4096..2^20. */
+  static int maxDraws(Router router) {
     return Math.min(1 << 20, Math.max(4096, 64 * router.map().bucketCount()));
   }
 
