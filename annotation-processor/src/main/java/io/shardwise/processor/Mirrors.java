@@ -38,6 +38,7 @@ final class Mirrors {
   static final String DATA_BY = "jakarta.data.repository.By";
   static final String DATA_REPOSITORY = "jakarta.data.repository.DataRepository";
 
+  static final String GENERATED_VALUE = "jakarta.persistence.GeneratedValue";
   static final String SHARD_KEY = "io.shardwise.annotations.ShardKey";
   static final String CO_LOCATED = "io.shardwise.annotations.CoLocated";
   static final String REFERENCE_TABLE = "io.shardwise.annotations.ReferenceTable";

@@ -173,6 +173,39 @@ final class ModelChecks {
     }
   }
 
+  /**
+   * A shard key that is a {@code @GeneratedValue} id: each shard's database would number it unless
+   * the unit sets {@code shardwise.ids.generated = cluster}, a runtime setting this processor cannot
+   * see, so a warning that names it (the session factory refuses to start without it).
+   */
+  void checkGeneratedShardKeys(TypeElement type) {
+    for (Element element : type.getEnclosedElements()) {
+      AnnotationMirror generated = Mirrors.find(element, Mirrors.GENERATED_VALUE);
+      if (generated == null || !Mirrors.has(element, Mirrors.ID) || !Mirrors.has(element, Mirrors.SHARD_KEY)
+          || suppressed(element, Tag.GeneratedShardKey)) {
+        continue;
+      }
+      reporter.report(javax.tools.Diagnostic.Kind.WARNING, Tag.GeneratedShardKey, element, generated, null,
+          type.getSimpleName() + "." + element.getSimpleName() + " is the shard key and a @GeneratedValue id, which"
+              + " each shard's database would number on its own. Fix: set shardwise.ids.generated = cluster"
+              + " (with shardwise.control.url): the id keeps its type and mapping, and its values come from a"
+              + " counter in the control database, each routing to its root's shard; or use @SnowflakeId on a"
+              + " Long id. Without either the session factory refuses to start. Mark the attribute"
+              + " @SuppressWarnings(\"" + Tag.GeneratedShardKey + "\") once the setting is made.");
+    }
+  }
+
+  private static boolean suppressed(Element element, Tag tag) {
+    for (Element e = element; e != null && !(e instanceof javax.lang.model.element.PackageElement);
+        e = e.getEnclosingElement()) {
+      AnnotationMirror suppress = Mirrors.find(e, "java.lang.SuppressWarnings");
+      if (suppress != null && Mirrors.strings(suppress, "value").contains(tag.name())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** {@code @SnowflakeId} belongs on a long or Long {@code @Id} attribute only. */
   void checkSnowflakeIds(TypeElement type) {
     for (Element element : type.getEnclosedElements()) {

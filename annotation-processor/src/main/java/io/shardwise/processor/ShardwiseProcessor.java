@@ -120,6 +120,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
           routing.add(entity);
         }
         modelChecks.checkSnowflakeIds(type);
+        modelChecks.checkGeneratedShardKeys(type);
         queryChecks.checkAnnotations(type);
         springDataChecks.check(type);
         if (type.getNestingKind() == javax.lang.model.element.NestingKind.TOP_LEVEL) {

@@ -19,7 +19,12 @@ enum Tag {
   UnresolvedEntity,
   LockedReadOnly,
   /** A warning, not an error: a native query of a sharded entity's Spring Data repository. */
-  NativeQueryUnchecked;
+  NativeQueryUnchecked,
+  /**
+   * A warning, not an error: a shard key that is a database-generated id, which needs the runtime
+   * setting {@code shardwise.ids.generated = cluster} the processor cannot see.
+   */
+  GeneratedShardKey;
 
   String bracketed() {
     return "[" + name() + "]";

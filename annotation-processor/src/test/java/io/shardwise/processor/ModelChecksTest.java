@@ -1,5 +1,6 @@
 package io.shardwise.processor;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -229,5 +230,31 @@ class ModelChecksTest {
     String message = c.assertError(Tag.SnowflakeIdType, "app/Ticket.java", "long sequence");
     assertTrue(message.contains("is not the @Id"), message);
     c.assertErrorCount(2);
+  }
+
+  @Test
+  void aGeneratedShardKeyIdIsAWarningThatNamesTheSetting() {
+    Compilation c = Fixtures.model().source("app/Owner.java", """
+        package app;
+        import io.shardwise.annotations.*;
+        import jakarta.persistence.*;
+        @Entity
+        public class Owner {
+          @Id @ShardKey @GeneratedValue(strategy = GenerationType.IDENTITY) Integer id;
+        }
+        """).source("app/Ledger.java", """
+        package app;
+        import io.shardwise.annotations.*;
+        import jakarta.persistence.*;
+        @Entity
+        public class Ledger {
+          @SuppressWarnings("GeneratedShardKey")
+          @Id @ShardKey @GeneratedValue(strategy = GenerationType.SEQUENCE) Long id;
+        }
+        """).compileWith(new ShardwiseProcessor());
+    String message = c.assertWarning(Tag.GeneratedShardKey, "app/Owner.java", "Integer id");
+    assertTrue(message.contains("Fix: set shardwise.ids.generated = cluster"), message);
+    assertEquals(1, c.warnings(Tag.GeneratedShardKey).size(), "the suppressed one is quiet");
+    c.assertErrorCount(0);
   }
 }

@@ -154,7 +154,7 @@ public final class ShardedSessions {
 
   /**
    * Sessions on the shard for a new {@code rootType}: an entity whose shard key is its
-   * {@code @SnowflakeId}. Shards take new roots in turn by weight (a smooth weighted round robin
+   * {@code @SnowflakeId}, or its {@code @GeneratedValue} id under {@code shardwise.ids.generated = cluster}. Shards take new roots in turn by weight (a smooth weighted round robin
    * over the ACTIVE shards of the current map; READ_ONLY and OFFLINE shards never); persisting a
    * root without an id in such a session gives it an id that routes to the session's shard, so
    * its co-located children can be persisted in the same session with the root's id as their key.
@@ -200,11 +200,13 @@ public final class ShardedSessions {
     }
     org.hibernate.generator.Generator generator = sessionFactory.unwrap(SessionFactoryImplementor.class)
         .getMappingMetamodel().getEntityDescriptor(rootType).getGenerator();
-    if (!(generator instanceof io.shardwise.hibernate.id.SnowflakeGenerator)) {
-      throw new IllegalArgumentException("forNewRoot(" + name + ".class): the id of " + name + " is not a @SnowflakeId,"
-          + " so Shardwise cannot give a new one an id that routes to the chosen shard. Annotate the id"
-          + " @SnowflakeId (or set shardwise.ids.default = snowflake), or set the id yourself and use"
-          + " shards.forKey(id)");
+    if (!(generator instanceof io.shardwise.hibernate.id.SnowflakeGenerator)
+        && !(generator instanceof io.shardwise.hibernate.internal.wiring.ClusterIdGenerator)) {
+      throw new IllegalArgumentException("forNewRoot(" + name + ".class): the id of " + name + " is neither a"
+          + " @SnowflakeId nor a @GeneratedValue id under shardwise.ids.generated = cluster, so Shardwise cannot give"
+          + " a new one an id that routes to the chosen shard. Annotate the id @SnowflakeId (or set"
+          + " shardwise.ids.default = snowflake), keep its @GeneratedValue and set shardwise.ids.generated = cluster,"
+          + " or set the id yourself and use shards.forKey(id)");
     }
     return components.newRoots().next();
   }

@@ -141,6 +141,14 @@ public final class ShardwiseDdl {
           last_seen  timestamptz NOT NULL DEFAULT now()
         )""")),
 
+    /** The counters of {@code shardwise.ids.generated = cluster}: the next free id of each table. */
+    ID_COUNTERS("cluster id counters", Database.CONTROL, "SELECT, INSERT, UPDATE", List.of("shardwise.id_counter"),
+        List.of(CREATE_SCHEMA, """
+        CREATE TABLE IF NOT EXISTS shardwise.id_counter (
+          table_name text PRIMARY KEY,
+          next_id    bigint NOT NULL CHECK (next_id > 0)
+        )""")),
+
     /** Leased {@code @SnowflakeId} worker ids. */
     WORKER_LEASES("Snowflake worker leases", Database.LEASE, "SELECT, INSERT, UPDATE, DELETE",
         List.of("shardwise.snowflake_worker"), List.of(CREATE_SCHEMA, """

@@ -299,6 +299,16 @@ public final class ShardwiseSettings {
   public static final String IDS_DEFAULT = "shardwise.ids.default";
 
   /**
+   * Where the values of database-generated ids of sharded entities come from: {@code per_shard}
+   * (default) leaves {@code @GeneratedValue} (identity, sequence, table, auto) to each shard's own
+   * database, whose values repeat across shards; {@code cluster} keeps the mapping and the id type
+   * ({@code Integer}, {@code Long}, ...) but takes the values from one counter per table in the
+   * control database, unique across shards, and gives a root whose shard key is its id a value
+   * that routes to the session's shard. Needs {@link #CONTROL_URL}.
+   */
+  public static final String IDS_GENERATED = "shardwise.ids.generated";
+
+  /**
    * Hotspot counting: {@code true} (default) counts every session routed by key per bucket and
    * samples its key into a summary of the most frequent keys (docs/operations.md, "Hotspots");
    * {@code false} counts nothing.

@@ -166,6 +166,7 @@ public final class ShardwiseConfig {
   private final Object meterRegistry;
   private final Object observationRegistry;
   private final boolean snowflakeIdsByDefault;
+  private final boolean clusterIds;
   private final MigrationSettings migrations;
   private final Hotspots hotspots;
 
@@ -180,6 +181,7 @@ public final class ShardwiseConfig {
   private ShardwiseConfig(Parser p) {
     this.migrations = p.migrations;
     this.snowflakeIdsByDefault = p.snowflakeIdsByDefault;
+    this.clusterIds = p.clusterIds;
     this.meterRegistry = p.meterRegistry;
     this.observationRegistry = p.observationRegistry;
     this.hotspots = p.hotspots;
@@ -406,6 +408,14 @@ public final class ShardwiseConfig {
     return snowflakeIdsByDefault;
   }
 
+  /**
+   * Whether database-generated ids of sharded entities come from the control database's counters
+   * ({@code shardwise.ids.generated = cluster}) instead of each shard's identity or sequence.
+   */
+  public boolean clusterIds() {
+    return clusterIds;
+  }
+
   /** Where {@code @SnowflakeId} generators get their worker id. */
   public SnowflakeSettings snowflake() {
     return snowflake;
@@ -468,6 +478,7 @@ public final class ShardwiseConfig {
     Object meterRegistry;
     Object observationRegistry;
     boolean snowflakeIdsByDefault;
+    boolean clusterIds;
     MigrationSettings migrations;
     Hotspots hotspots;
 
@@ -553,6 +564,12 @@ public final class ShardwiseConfig {
         case "snowflake" -> snowflakeIdsByDefault = true;
         default -> problems.add(ShardwiseSettings.IDS_DEFAULT + " = '" + ids + "' is not none or snowflake");
       }
+      String generated = p.getOrDefault(ShardwiseSettings.IDS_GENERATED, "per_shard").toLowerCase(Locale.ROOT);
+      switch (generated) {
+        case "per_shard" -> clusterIds = false;
+        case "cluster" -> clusterIds = true;
+        default -> problems.add(ShardwiseSettings.IDS_GENERATED + " = '" + generated + "' is not per_shard or cluster");
+      }
       strategy = ShardingStrategies.parse(p, null, problems);
 
       controlUrl = p.get(ShardwiseSettings.CONTROL_URL);
@@ -593,6 +610,10 @@ public final class ShardwiseConfig {
         problems.add("no shards configured: set " + ShardwiseSettings.SHARDS + " (with "
             + ShardwiseSettings.SHARD_PREFIX + "<id>.url for each) or " + ShardwiseSettings.CONTROL_URL
             + " to read the shard map from a control database");
+      }
+      if (clusterIds && controlUrl == null) {
+        problems.add(ShardwiseSettings.IDS_GENERATED + " = cluster takes ids from counters in the control database:"
+            + " set " + ShardwiseSettings.CONTROL_URL);
       }
       if (controlInitialize && (controlUrl == null || staticMap == null)) {
         problems.add(ShardwiseSettings.CONTROL_INITIALIZE + " = true needs both " + ShardwiseSettings.CONTROL_URL
@@ -918,7 +939,8 @@ public final class ShardwiseConfig {
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
         ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
         ShardwiseSettings.BULKHEAD_MAX_CONCURRENT,
-        ShardwiseSettings.BREAKER_OPEN_MS, ShardwiseSettings.IDS_DEFAULT, ShardwiseSettings.HOTSPOTS_ENABLED,
+        ShardwiseSettings.BREAKER_OPEN_MS, ShardwiseSettings.IDS_DEFAULT, ShardwiseSettings.IDS_GENERATED,
+        ShardwiseSettings.HOTSPOTS_ENABLED,
         ShardwiseSettings.HOTSPOTS_SAMPLE, ShardwiseSettings.HOTSPOTS_KEY_CHECK));
     for (String name : TIMEOUT_NAMES) {
       keys.add(ShardwiseSettings.PRIMARY_PREFIX + name);

@@ -58,6 +58,7 @@ public final class ShardwiseIntegrator implements Integrator {
     if (components.config().snowflakeIdsByDefault()) {
       SnowflakeByDefault.apply(metadata, components.model(), components.config().unitName());
     }
+    io.shardwise.hibernate.internal.wiring.ClusterIds.apply(metadata, components);
     requireTokenSecretWhenPinning(components);
     QueryGuards.install(translator, metadata, components.model(), components.keyValues(),
         sessionFactory.getJdbcServices().getDialect(), components.config().unitName(), components.metrics());

@@ -112,6 +112,22 @@ final class MoveFixture {
     return BucketStrategy.bucketOf(PgHash.hashLong(key), BUCKETS);
   }
 
+  /**
+   * Runs a move to its end: copy and verification, read switch, write switch (again, up to five
+   * times, while the target is too far behind for it), completion.
+   */
+  static void moveCompletely(Resharding moves, ReshardRequest request) {
+    ReshardWorkflow w = moves.start(request, p -> { });
+    org.junit.jupiter.api.Assertions.assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
+    moves.switchReads(w.id());
+    SwitchResult result = moves.switchWrites(w.id());
+    for (int attempt = 0; !result.switched() && attempt < 5; attempt++) {
+      result = moves.switchWrites(w.id());
+    }
+    org.junit.jupiter.api.Assertions.assertTrue(result.switched(), result.describe());
+    org.junit.jupiter.api.Assertions.assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
+  }
+
   static long count(String url, String sql, Object... args) throws SQLException {
     try (Connection c = DriverManager.getConnection(url, "postgres", null); PreparedStatement ps = c.prepareStatement(sql)) {
       for (int i = 0; i < args.length; i++) {

@@ -211,6 +211,11 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
         && !ShardSessions.NO_SHARD.equals(session.getTenantIdentifier())) {
       key = routedId(model, ids, session.getTenantIdentifier());
       persister.setIdentifier(target, key, session);
+    } else if (model.keyIsIdentifier() && ClusterIdGenerator.isUnset(key) && op.equals("persist")
+        && persister.getGenerator() instanceof ClusterIdGenerator ids
+        && !ShardSessions.NO_SHARD.equals(session.getTenantIdentifier())) {
+      key = ids.nextRouted(session.getTenantIdentifier());
+      persister.setIdentifier(target, key, session);
     }
     checkKey(model, key, session, op);
   }
@@ -222,7 +227,7 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
    * bucket of 1024 ({@code (1 - 1/1024)^65536}, about {@code e^-64}).
    */
   private Long routedId(ShardedEntity model, SnowflakeGenerator ids, String shard) {
-    int maxDraws = Math.min(1 << 20, Math.max(4096, 64 * router.map().bucketCount()));
+    int maxDraws = maxDraws(router);
     try {
       return ids.nextIdMatching(candidate -> shard.equals(router.shardFor(candidate)), maxDraws);
     } catch (NoMatchingIdException noneRoutesHere) {
@@ -232,6 +237,11 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
           + ". New roots need a shard that owns buckets: open the session with shards.forNewRoot("
           + model.simpleName() + ".class), which picks such a shard. Nothing was written.", noneRoutesHere);
     }
+  }
+
+  /** How many candidate ids a new root may draw before {@code [NoIdForShard]}: 64 per bucket, within 4096..2^20. */
+  static int maxDraws(Router router) {
+    return Math.min(1 << 20, Math.max(4096, 64 * router.map().bucketCount()));
   }
 
   private void checkKey(ShardedEntity model, Object key, SharedSessionContractImplementor session, String op) {

@@ -52,7 +52,9 @@ public final class SnowflakeByDefault {
       throw new ShardingConfigurationException("Persistence unit '" + unitName + "' sets "
           + ShardwiseSettings.IDS_DEFAULT + " = snowflake, but the ids " + tooSmall + " are too small for Snowflake"
           + " ids (64 bits). Declare them Long (and the columns bigint), or give those entities a generator of"
-          + " their own; an Integer id generated per shard (identity, sequence) would repeat across shards");
+          + " their own. To keep an Integer id, give it @GeneratedValue (identity or sequence) and set "
+          + ShardwiseSettings.IDS_GENERATED + " = cluster: its values then come from a counter in the control"
+          + " database, unique across shards");
     }
   }
 

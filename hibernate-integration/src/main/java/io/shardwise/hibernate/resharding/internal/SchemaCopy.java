@@ -52,7 +52,8 @@ final class SchemaCopy {
     for (Column col : columns(source, table.name())) {
       if (!col.identity().isEmpty() || col.defaultExpression() != null && col.defaultExpression().contains("nextval(")) {
         out.add(table.name() + "." + col.name() + " takes values from a sequence of its shard: rows created on"
-            + " different shards may get the same value (use @SnowflakeId for ids of sharded entities)");
+            + " different shards may get the same value unless the application supplies them (@SnowflakeId, or"
+            + " shardwise.ids.generated = cluster for @GeneratedValue ids)");
       }
     }
     return out;

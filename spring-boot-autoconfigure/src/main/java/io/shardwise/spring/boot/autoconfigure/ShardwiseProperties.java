@@ -182,6 +182,7 @@ public class ShardwiseProperties {
     put(p, "shardwise.scatter.threads", scatter.threads);
     put(p, "shardwise.snowflake.worker_id", snowflake.workerId);
     put(p, ShardwiseSettings.IDS_DEFAULT, ids.defaultStrategy);
+    put(p, ShardwiseSettings.IDS_GENERATED, ids.generated);
     put(p, ShardwiseSettings.HOTSPOTS_ENABLED, hotspots.enabled);
     put(p, ShardwiseSettings.HOTSPOTS_SAMPLE, hotspots.sample);
     put(p, ShardwiseSettings.HOTSPOTS_KEY_CHECK, hotspots.keyCheck);
@@ -591,6 +592,20 @@ public class ShardwiseProperties {
 
     public void setDefault(String defaultStrategy) {
       this.defaultStrategy = defaultStrategy;
+    }
+
+    /**
+     * per_shard (runtime default) or cluster: @GeneratedValue ids of sharded entities keep their type
+     * and mapping, and their values come from a counter per table in the control database.
+     */
+    private String generated;
+
+    public String getGenerated() {
+      return generated;
+    }
+
+    public void setGenerated(String generated) {
+      this.generated = generated;
     }
   }
 

@@ -20,4 +20,13 @@ class IdsPropertyTest {
     assertFalse(new ShardwiseProperties().toHibernateProperties().containsKey("shardwise.ids.default"),
         "left unset, the runtime's default (none) applies");
   }
+
+  @Test
+  void keptIdsBindAndArePassedOn() {
+    ShardwiseProperties bound = new Binder(new MapConfigurationPropertySource(Map.of("shardwise.ids.generated", "cluster")))
+        .bind("shardwise", ShardwiseProperties.class).get();
+    assertEquals("cluster", bound.toHibernateProperties().get("shardwise.ids.generated"));
+    assertFalse(new ShardwiseProperties().toHibernateProperties().containsKey("shardwise.ids.generated"),
+        "left unset, the runtime's default (per_shard) applies");
+  }
 }
