@@ -135,6 +135,59 @@ class ShardKeyValueTest {
         .getResultList()));
   }
 
+  /**
+   * {@code s.store = :store}: the association's foreign key is the key column, and the parameter
+   * binds the store's id, which is its key. The rule admits it, and each execution routes by that
+   * id and is checked against the session's shard like a key parameter.
+   */
+  @Test
+  void anEntityParameterOfTheGroupsRootPinsTheKeyAndItsIdIsChecked(PostgresTopology pg) {
+    Store hereStore = onShardOf(here, s -> s.find(Store.class, here));
+    Store thereStore = onShardOf(there, s -> s.find(Store.class, there));
+    String hql = "select s.label from Shelf s where s.store = :store";
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createSelectionQuery(hql, String.class)
+        .setParameter("store", hereStore).getResultList()));
+    assertEquals(List.of("shelf of " + there), onShardOf(there, s -> s.createSelectionQuery(hql, String.class)
+        .setParameter("store", thereStore).getResultList()));
+
+    String probe = "entity-refused-" + UUID.randomUUID();
+    ShardKeyException e = assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createSelectionQuery(
+        "select s.label from Shelf s where s.store = :store and s.label <> '" + probe + "'", String.class)
+        .setParameter("store", thereStore).getResultList()));
+    assertTrue(e.getMessage().startsWith("[ShardKeyOnOtherShard] This query pins Store.id = " + there
+        + ", which belongs to shard 'shard1', but it runs in a session on shard 'shard0'"), e.getMessage());
+
+    String inList = "select s.label from Shelf s where s.store in (:stores)";
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createSelectionQuery(inList, String.class)
+        .setParameterList("stores", List.of(hereStore)).getResultList()));
+    assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createSelectionQuery(inList, String.class)
+        .setParameterList("stores", List.of(hereStore, thereStore)).getResultList()));
+
+    String root = "select st.name from Store st where st = :store";
+    assertEquals(List.of("store " + here), onShardOf(here, s -> s.createSelectionQuery(root, String.class)
+        .setParameter("store", hereStore).getResultList()));
+    assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createSelectionQuery(root, String.class)
+        .setParameter("store", thereStore).getResultList()));
+
+    String sub = "select s.label from Shelf s where s.store in (select st from Store st where st.id = :id)";
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createSelectionQuery(sub, String.class)
+        .setParameter("id", here).getResultList()));
+    assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createSelectionQuery(sub, String.class)
+        .setParameter("id", there).getResultList()));
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> logMentions(pg.shard(0).primary(), "shelf"));
+    assertFalse(logMentions(pg.shard(0).primary(), probe), "the refused query never reached shard0");
+    assertFalse(logMentions(pg.shard(1).primary(), probe), "nor shard1");
+  }
+
+  /** An entity parameter on one branch of OR pins nothing: refused before any SQL. */
+  @Test
+  void anEntityParameterOnOneBranchOfOrPinsNothing() {
+    assertThrows(ShardKeyMissingException.class, () -> onShardOf(here, s -> s.createSelectionQuery(
+        "select s.label from Shelf s where s.id = :id or s.store = :store", String.class)
+        .setParameter("id", 1L).setParameter("store", new Store(here, "x")).getResultList()));
+  }
+
   @Test
   void anImplicitJoinToTheGroupsRootPinsTheKey() {
     String hql = "select s.label from Shelf s where s.store.id = :store";
