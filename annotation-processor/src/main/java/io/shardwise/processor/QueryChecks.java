@@ -588,7 +588,42 @@ final class QueryChecks {
             return true;
           }
         }
+        if (element instanceof ExecutableElement && permittedOverridden((ExecutableElement) element)) {
+          return true;
+        }
       }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a method implements or overrides one that {@code @ScatterGather} permits (on the
+   * method or its type): the methods hibernate-processor generates for a Jakarta Data repository
+   * ({@code Orders_}) run the query of the interface method they implement, and keep its mark.
+   */
+  private boolean permittedOverridden(ExecutableElement method) {
+    if (!(method.getEnclosingElement() instanceof TypeElement)) {
+      return false;
+    }
+    TypeElement owner = (TypeElement) method.getEnclosingElement();
+    List<TypeMirror> pending = new ArrayList<>(types.directSupertypes(owner.asType()));
+    Set<String> seen = new HashSet<>();
+    while (!pending.isEmpty()) {
+      TypeMirror supertype = pending.remove(pending.size() - 1);
+      Element element = types.asElement(supertype);
+      if (!(element instanceof TypeElement)
+          || !seen.add(((TypeElement) element).getQualifiedName().toString())) {
+        continue;
+      }
+      for (Element member : element.getEnclosedElements()) {
+        if (member.getKind() == ElementKind.METHOD
+            && member.getSimpleName().contentEquals(method.getSimpleName())
+            && elements.overrides(method, (ExecutableElement) member, owner)
+            && permitted(member, null)) {
+          return true;
+        }
+      }
+      pending.addAll(types.directSupertypes(supertype));
     }
     return false;
   }

@@ -19,7 +19,9 @@ enum Tag {
   UnresolvedEntity,
   LockedReadOnly,
   /** A warning, not an error: a native query of a sharded entity's Spring Data repository. */
-  NativeQueryUnchecked;
+  NativeQueryUnchecked,
+  /** The one error that stands for the errors past the printed ones, naming the report file. */
+  TooManyErrors;
 
   String bracketed() {
     return "[" + name() + "]";
