@@ -146,6 +146,11 @@ final class QueryChecks {
   private ShardKeyRule.Analysis judge(Found query) {
     ShardKeyRule rule = new ShardKeyRule(name -> model.entity(name, siteOf(query.site())));
     ShardKeyRule.Analysis analysis = rule.analyze(query.hql(), query.implicitRoot());
+    if (analysis != null && analysis.insertWithoutKey() != null) {
+      // @ScatterGather does not help here: every shard would get rows without their key
+      query.at().report(Diagnostic.Kind.ERROR, Tag.InsertWithoutShardKey,
+          insertMessage(query.what(), query.hql(), analysis.insertWithoutKey()));
+    }
     if (analysis == null || query.permitted()) {
       return analysis;
     }
@@ -174,6 +179,16 @@ final class QueryChecks {
           message(query.hql(), culprit));
     }
     return analysis;
+  }
+
+  static String insertMessage(String what, String hql, ShardKeyRule.InsertWithoutKey insert) {
+    String key = insert.entity().shardKey();
+    return what + " inserts into sharded entity " + insert.entity().simpleName() + " but "
+        + insert.problem() + " (query \"" + quote(hql) + "\"): its rows would get a null or"
+        + " unrelated shard key and sit on a shard their key does not route to, where lookups by"
+        + " key never look. Fix: write " + key + " among the inserted attributes, from a"
+        + " parameter (:" + key + ") or from the key of the rows the insert selects (select x."
+        + key + ", ...).";
   }
 
   /**

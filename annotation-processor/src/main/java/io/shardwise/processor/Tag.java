@@ -18,6 +18,7 @@ enum Tag {
   QueryWithoutShardKey,
   UnresolvedEntity,
   LockedReadOnly,
+  InsertWithoutShardKey,
   /** A warning, not an error: a native query of a sharded entity's Spring Data repository. */
   NativeQueryUnchecked,
   /** The one error that stands for the errors past the printed ones, naming the report file. */

@@ -151,6 +151,37 @@ class QueryChecksTest {
   }
 
   @Test
+  void anInsertThatDoesNotWriteTheKeyIsAnErrorThatScatterGatherDoesNotLift() {
+    String missing = "insert into OrderItem (id, quantity) select i.id + 1, i.quantity"
+        + " from OrderItem i where i.merchantId = :m";
+    String fromNothing = "insert into OrderItem (id, merchantId, quantity) select i.id + 1,"
+        + " i.quantity, i.quantity from OrderItem i where i.merchantId = :m";
+    String written = "insert into OrderItem (id, merchantId, quantity) select i.id + 1,"
+        + " i.merchantId, i.quantity from OrderItem i where i.merchantId = :m";
+    String fromParameter = "insert into OrderItem (id, merchantId, quantity) values (:id, :m, 1)";
+    Compilation c = compileHql(List.of(missing, fromNothing, written, fromParameter));
+    String message = c.assertError(Tag.InsertWithoutShardKey, "app/Queries.java", missing);
+    assertTrue(message.startsWith("[InsertWithoutShardKey] @HQL method"), message);
+    assertTrue(message.contains("inserts into sharded entity OrderItem but does not list"
+        + " merchantId among the attributes it writes"), message);
+    assertTrue(message.contains("Fix: write merchantId among the inserted attributes"), message);
+    c.assertError(Tag.InsertWithoutShardKey, "app/Queries.java", fromNothing);
+    c.assertErrorCount(2);
+
+    Fixtures.model().source("app/Queries.java", """
+        package app;
+        import io.shardwise.annotations.ScatterGather;
+        import org.hibernate.annotations.processing.HQL;
+        interface Queries {
+          @ScatterGather
+          @HQL("insert into OrderItem (id, quantity) select i.id + 1, i.quantity from OrderItem i")
+          void copy();
+        }
+        """).compileWith(new ShardwiseProcessor())
+        .assertError(Tag.InsertWithoutShardKey, "app/Queries.java", "@HQL(");
+  }
+
+  @Test
   void unparseableQueriesAreLeftToHibernate() {
     compileHql(List.of("selec o fromm PurchaseOrder o wher", "from PurchaseOrder o where ("))
         .assertClean();

@@ -188,6 +188,38 @@ class ShardKeyValueTest {
         .setParameter("id", 1L).setParameter("store", new Store(here, "x")).getResultList()));
   }
 
+  /**
+   * An HQL insert must write the key of the rows it inserts: one that leaves it out is refused
+   * before any SQL, inside the scatter-gather bypass too; one that copies it from the selected rows
+   * inserts them on their shard.
+   */
+  @Test
+  void anInsertThatDoesNotWriteTheKeyIsRefusedBeforeAnySql(PostgresTopology pg) {
+    String probe = "insert-refused-" + UUID.randomUUID();
+    String without = "insert into Shelf (id, label) select s.id + 1, '" + probe + "' from Shelf s"
+        + " where s.storeId = :store";
+    ShardKeyMissingException e = assertThrows(ShardKeyMissingException.class, () -> shards.forKey(here)
+        .inTransaction(s -> s.createMutationQuery(without).setParameter("store", here).executeUpdate()));
+    assertTrue(e.getMessage().startsWith("[InsertWithoutShardKey] Query \"insert into Shelf"), e.getMessage());
+    assertTrue(e.getMessage().contains("does not list storeId among the attributes it writes"), e.getMessage());
+    assertThrows(ShardKeyMissingException.class, () -> io.shardwise.hibernate.internal.query.QueryGuard.bypass(
+        () -> shards.forKey(here).fromSession(s -> s.createMutationQuery(
+            io.shardwise.hibernate.internal.query.QueryGuard.scatterGather(without))
+            .setParameter("store", here).executeUpdate())));
+
+    String with = "insert into Shelf (id, storeId, label) select s.id + 1, s.storeId, 'copy' from Shelf s"
+        + " where s.storeId = :store";
+    assertEquals(1, (int) shards.forKey(here).fromTransaction(
+        s -> s.createMutationQuery(with).setParameter("store", here).executeUpdate()));
+    assertEquals(List.of("copy", "shelf of " + here), onShardOf(here, s -> s.createSelectionQuery(
+        "select s.label from Shelf s where s.storeId = :store order by s.label", String.class)
+        .setParameter("store", here).getResultList()));
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> logMentions(pg.shard(0).primary(), "'copy'"));
+    assertFalse(logMentions(pg.shard(0).primary(), probe), "the refused insert never reached shard0");
+    assertFalse(logMentions(pg.shard(1).primary(), probe), "nor shard1");
+  }
+
   @Test
   void anImplicitJoinToTheGroupsRootPinsTheKey() {
     String hql = "select s.label from Shelf s where s.store.id = :store";

@@ -37,6 +37,7 @@ import org.hibernate.grammars.hql.HqlParser.GroupedExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.GroupedPredicateContext;
 import org.hibernate.grammars.hql.HqlParser.IdentifierContext;
 import org.hibernate.grammars.hql.HqlParser.InPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.InsertStatementContext;
 import org.hibernate.grammars.hql.HqlParser.JoinContext;
 import org.hibernate.grammars.hql.HqlParser.JoinPathContext;
 import org.hibernate.grammars.hql.HqlParser.JoinTypeContext;
@@ -60,6 +61,7 @@ import org.hibernate.grammars.hql.HqlParser.SubqueryExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.SubqueryInListContext;
 import org.hibernate.grammars.hql.HqlParser.UnaryNumericLiteralExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.UpdateStatementContext;
+import org.hibernate.grammars.hql.HqlParser.ValuesContext;
 import org.hibernate.grammars.hql.HqlParser.VariableContext;
 import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
 
@@ -111,15 +113,29 @@ public final class ShardKeyRule {
    * @param rootMissing whether a top-level query has no FROM clause and no implicit root was given
    *     (Jakarta Data's {@code where ...} queries take their entity from the repository)
    * @param keyParameter as {@link #keyParameter(String)} returns it, or null
+   * @param insertWithoutKey an {@code insert} into a sharded entity that does not write its shard
+   *     key from a value or from the selected rows' key, or null
    */
   public record Analysis(
-      List<Unpinned> unpinned, List<String> unresolved, boolean rootMissing, String keyParameter) {
+      List<Unpinned> unpinned, List<String> unresolved, boolean rootMissing, String keyParameter,
+      InsertWithoutKey insertWithoutKey) {
 
     public Analysis {
       unpinned = List.copyOf(unpinned);
       unresolved = List.copyOf(unresolved);
     }
   }
+
+  /**
+   * An {@code insert} into a sharded entity whose shard key it does not write, or writes from
+   * something other than a parameter, a literal or a shard key of the selected rows: the rows
+   * would get a null or unrelated key, and live on a shard their key does not route to.
+   *
+   * @param entity the inserted entity
+   * @param problem what the statement does with the key, for messages ("does not list merchantId
+   *     among the columns it writes")
+   */
+  public record InsertWithoutKey(Entity entity, String problem) {}
 
   private final QueryModel model;
 
@@ -164,7 +180,7 @@ public final class ShardKeyRule {
     walk.node(statement, null);
     String keyParameter = new Walk(implicitRoot).keyParameter(statement);
     return new Analysis(walk.unpinned, new ArrayList<>(walk.unresolved), walk.rootMissing,
-        keyParameter);
+        keyParameter, walk.insertWithoutKey);
   }
 
   private static String parameterFor(PredicateContext predicate, Source root, Scope scope) {
@@ -374,6 +390,7 @@ public final class ShardKeyRule {
     final Set<String> unresolved = new LinkedHashSet<>();
     final Set<String> cteNames = new HashSet<>();
     boolean rootMissing;
+    InsertWithoutKey insertWithoutKey;
 
     Walk(Entity implicitRoot) {
       this.implicitRoot = implicitRoot;
@@ -402,6 +419,9 @@ public final class ShardKeyRule {
         addSources(update.entityWithJoins(), scope);
         settle(scope, update.whereClause());
         children(node, scope);
+      } else if (node instanceof InsertStatementContext) {
+        insertWithoutKey = insertWithoutKey((InsertStatementContext) node, outer);
+        children(node, outer);
       } else if (node instanceof DeleteStatementContext) {
         DeleteStatementContext delete = (DeleteStatementContext) node;
         Scope scope = new Scope(outer);
@@ -411,6 +431,67 @@ public final class ShardKeyRule {
       } else {
         children(node, outer);
       }
+    }
+
+    /**
+     * Whether an insert writes its sharded target's key: the key attribute is among the columns
+     * it writes, and each row's value for it is a parameter, a literal or a shard key of the rows
+     * the insert's query selects.
+     */
+    private InsertWithoutKey insertWithoutKey(InsertStatementContext insert, Scope outer) {
+      Entity target = insert.targetEntity() == null ? null
+          : entityNamed(insert.targetEntity().entityName().getText());
+      if (target == null || target.shardKey() == null) {
+        return null;
+      }
+      String key = target.shardKey();
+      int column = -1;
+      if (insert.targetFields() != null) {
+        List<SimplePathContext> fields = insert.targetFields().simplePath();
+        for (int i = 0; i < fields.size(); i++) {
+          if (String.join(".", names(fields.get(i))).equals(key)) {
+            column = i;
+          }
+        }
+      }
+      if (column < 0) {
+        return new InsertWithoutKey(target, "does not list " + key + " among the attributes it writes");
+      }
+      String unkeyed = "writes " + key + " from an expression that is neither a parameter, a literal"
+          + " nor the shard key of the rows it selects";
+      if (insert.valuesList() != null) {
+        for (ValuesContext row : insert.valuesList().values()) {
+          if (row.expressionOrPredicate().size() <= column
+              || row.expressionOrPredicate(column).expression() == null
+              || !isValue(row.expressionOrPredicate(column).expression())) {
+            return new InsertWithoutKey(target, unkeyed);
+          }
+        }
+        return null;
+      }
+      if (insert.queryExpression() == null) {
+        return new InsertWithoutKey(target, unkeyed);
+      }
+      for (var branch : insert.queryExpression().orderedQuery()) {
+        QueryContext query = branch instanceof QuerySpecExpressionContext
+            ? ((QuerySpecExpressionContext) branch).query() : null;
+        if (query == null || query.selectClause() == null || query.fromClause() == null
+            || query.selectClause().selectionList().selection().size() <= column) {
+          return new InsertWithoutKey(target, unkeyed);
+        }
+        Scope scope = new Scope(outer);
+        for (EntityWithJoinsContext from : query.fromClause().entityWithJoins()) {
+          addSources(from, scope);
+        }
+        var item = query.selectClause().selectionList().selection(column).selectExpression();
+        ExpressionContext value = item.expressionOrPredicate() == null ? null
+            : item.expressionOrPredicate().expression();
+        Ref ref = value == null ? null : refOf(value, scope);
+        if (value == null || !isValue(value) && (ref == null || !ref.key)) {
+          return new InsertWithoutKey(target, unkeyed);
+        }
+      }
+      return null;
     }
 
     private void children(ParseTree node, Scope scope) {

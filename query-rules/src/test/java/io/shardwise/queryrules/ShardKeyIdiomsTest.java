@@ -188,6 +188,49 @@ class ShardKeyIdiomsTest {
     assertEquals(1, analysis.unresolved().size(), hql + " -> " + analysis.unresolved());
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "insert into UserAttributeEntity (id, realmId, name) select a.id + 1, a.realmId, a.name"
+          + " from UserAttributeEntity a where a.realmId = :r",
+      "insert into UserAttributeEntity (id, realmId, name) select u.id, :r, u.username"
+          + " from UserEntity u where u.realmId = :r",
+      "insert into UserAttributeEntity (id, realmId, name) select u.id, u.realm.id, 'x'"
+          + " from UserEntity u where u.realm = :realm",
+      "insert into UserAttributeEntity (id, realmId, name) values (:id, :realmId, :name)",
+      "insert into UserAttributeEntity (id, realmId, name) values (1, 7, 'a'), (2, :r, 'b')",
+      "insert into Country (id, code) select 1, 'x' from Country c where c.code = 'y'",
+  })
+  void insertsThatWriteTheKey(String hql) {
+    Analysis analysis = rule.analyze(hql, null);
+    assertNotNull(analysis, hql);
+    assertEquals(null, analysis.insertWithoutKey(), hql);
+    assertTrue(analysis.unpinned().isEmpty(), hql + " -> " + describe(analysis));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "does not list realmId|insert into UserAttributeEntity (id, name) select u.id, u.username"
+          + " from UserEntity u where u.realmId = :r",
+      "neither a parameter|insert into UserAttributeEntity (id, realmId, name) select u.id, u.id,"
+          + " u.username from UserEntity u where u.realmId = :r",
+      "neither a parameter|insert into UserAttributeEntity (id, realmId, name) select u.id, null,"
+          + " u.username from UserEntity u where u.realmId = :r",
+      "neither a parameter|insert into UserAttributeEntity (id, realmId, name) select c.id,"
+          + " c.id + 1, 'x' from Country c",
+      "neither a parameter|insert into UserAttributeEntity (id, realmId, name) values (1, :r, 'a'),"
+          + " (2, null, 'b')",
+      "does not list realmId|insert into UserAttributeEntity (id, name) values (:id, :name)",
+  })
+  void insertsThatDoNotWriteTheKey(String labelledQuery) {
+    String[] parts = labelledQuery.split("\\|", 2);
+    Analysis analysis = rule.analyze(parts[1], null);
+    assertNotNull(analysis, parts[1]);
+    assertNotNull(analysis.insertWithoutKey(), parts[1]);
+    assertEquals("UserAttributeEntity", analysis.insertWithoutKey().entity().simpleName());
+    assertTrue(analysis.insertWithoutKey().problem().contains(parts[0]),
+        analysis.insertWithoutKey().problem());
+  }
+
   private static List<String> describe(Analysis analysis) {
     return analysis.unpinned().stream().map(ShardKeyRule.Unpinned::describe)
         .collect(Collectors.toList());
