@@ -72,7 +72,12 @@ import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
  * clause. {@code AND} pins what either side pins; {@code OR} pins what both sides pin. An equality
  * between the shard keys of two entities carries a pin from one to the other, as does a join along
  * an association inside one co-location group (the model checks make such an association stay on
- * one shard). A subquery sees the pins of the query around it.
+ * one shard). A path through such associations stands for its source's key ({@code a.user.realm.id},
+ * or {@code a.realm} compared as a whole when the realm's id is its key), and an equality of one
+ * entity reached from two sources ({@code o.id = d.organization.id}) carries a pin like an equality
+ * of keys. A subquery sees the pins of the query around it; it lends its own pins back through
+ * {@code x IN (select u ...)} and {@code EXISTS}, judged without the pins of the query it sits in.
+ * An {@code insert} into a sharded entity must write its key ({@link InsertWithoutKey}).
  *
  * <p>Shared by the annotation processor (on string constants and annotations at build time) and
  * by the runtime guard (on HQL built at run time), each with its own {@link QueryModel}.
@@ -197,10 +202,10 @@ public final class ShardKeyRule {
       if (binary.EQUAL() != null && binary.NOT() == null && binary.expression().size() == 2) {
         ExpressionContext left = binary.expression(0);
         ExpressionContext right = binary.expression(1);
-        if (keyOf(left, scope) == root && namedParameter(right) != null) {
+        if (keyValueOf(left, scope) == root && namedParameter(right) != null) {
           return namedParameter(right);
         }
-        if (keyOf(right, scope) == root && namedParameter(left) != null) {
+        if (keyValueOf(right, scope) == root && namedParameter(left) != null) {
           return namedParameter(left);
         }
       }
@@ -900,7 +905,7 @@ public final class ShardKeyRule {
    *       {@code a.user.id}, {@code u}, {@code u.id}); two equal identities are one row.
    * </ul>
    */
-  private record Ref(Source source, boolean key, Entity identity) {
+  private record Ref(Source source, boolean key, Entity identity, boolean entityValued) {
 
     /** Whether equal values of the two expressions put their sources on one shard. */
     boolean sameShardAs(Ref other) {
@@ -908,10 +913,14 @@ public final class ShardKeyRule {
     }
   }
 
-  /** The source whose shard key this expression is ({@code alias.key}, or a bare {@code key}). */
-  private static Source keyOf(ExpressionContext expression, Scope scope) {
+  /**
+   * The source whose shard key value this expression is ({@code alias.key}, {@code alias.root.id},
+   * a bare {@code key}), not an entity whose id is the key: a parameter compared with it binds the
+   * key itself, which is what callers that route by a parameter's value need.
+   */
+  private static Source keyValueOf(ExpressionContext expression, Scope scope) {
     Ref ref = refOf(expression, scope);
-    return ref != null && ref.key ? ref.source : null;
+    return ref != null && ref.key && !ref.entityValued ? ref.source : null;
   }
 
   private static Ref refOf(ExpressionContext expression, Scope scope) {
@@ -940,14 +949,16 @@ public final class ShardKeyRule {
       return null;
     }
     Entity current = source.entity;
+    boolean entityValued = true;
     for (int i = 0; i < hops.size(); i++) {
       String attribute = hops.get(i);
       boolean last = i == hops.size() - 1;
       if (last && attribute.equals(current.identifier())) {
+        entityValued = false;
         break;
       }
       if (last && attribute.equals(current.shardKey())) {
-        return new Ref(source, true, null);
+        return new Ref(source, true, null, false);
       }
       Entity target = current.associationTarget(attribute);
       if (target == null || !inGroup(source.entity, target)) {
@@ -955,7 +966,7 @@ public final class ShardKeyRule {
       }
       current = target;
     }
-    return new Ref(source, keyIsIdentifier(current), current);
+    return new Ref(source, keyIsIdentifier(current), current, entityValued);
   }
 
   /** The source of this scope that has the attribute, if exactly one has it. */

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -90,10 +91,7 @@ class ShardKeyIdiomsTest {
           + " from o.domains d where d.name = :n)",
   })
   void pins(String hql) {
-    Analysis analysis = rule.analyze(hql, null);
-    assertNotNull(analysis, hql);
-    assertTrue(analysis.unresolved().isEmpty(), hql + " -> " + analysis.unresolved());
-    assertTrue(analysis.unpinned().isEmpty(), hql + " -> " + describe(analysis));
+    assertResolvedAndPinned(hql);
   }
 
   @ParameterizedTest
@@ -171,10 +169,7 @@ class ShardKeyIdiomsTest {
       "select pec from PolicyEntity p join p.config pec where p.realmId = :r",
   })
   void pathsWhereAnEntityCouldStandAreNotEntityNames(String hql) {
-    Analysis analysis = rule.analyze(hql, null);
-    assertNotNull(analysis, hql);
-    assertTrue(analysis.unresolved().isEmpty(), hql + " -> " + analysis.unresolved());
-    assertTrue(analysis.unpinned().isEmpty(), hql + " -> " + describe(analysis));
+    assertResolvedAndPinned(hql);
   }
 
   @ParameterizedTest
@@ -229,6 +224,26 @@ class ShardKeyIdiomsTest {
     assertEquals("UserAttributeEntity", analysis.insertWithoutKey().entity().simpleName());
     assertTrue(analysis.insertWithoutKey().problem().contains(parts[0]),
         analysis.insertWithoutKey().problem());
+  }
+
+  /**
+   * A key parameter is one whose value is the key (callers route by it): an entity parameter is
+   * not, though it pins the key.
+   */
+  @Test
+  void anEntityParameterIsNoKeyParameter() {
+    assertEquals(null, rule.keyParameter("from IdentityProviderEntity ia where ia.realm = :realm"));
+    assertEquals(null, rule.keyParameter("from Realm r where r = :realm"));
+    assertEquals("id", rule.keyParameter("from IdentityProviderEntity ia where ia.realm.id = :id"));
+    assertEquals("r", rule.keyParameter("from IdentityProviderEntity ia where ia.realmId = :r"));
+    assertEquals("id", rule.keyParameter("from Realm r where r.id = :id"));
+  }
+
+  private void assertResolvedAndPinned(String hql) {
+    Analysis analysis = rule.analyze(hql, null);
+    assertNotNull(analysis, hql);
+    assertTrue(analysis.unresolved().isEmpty(), hql + " -> " + analysis.unresolved());
+    assertTrue(analysis.unpinned().isEmpty(), hql + " -> " + describe(analysis));
   }
 
   private static List<String> describe(Analysis analysis) {
