@@ -174,6 +174,16 @@ final class EntityModel implements QueryModel {
     }
 
     @Override
+    public String identifier() {
+      for (Member member : members) {
+        if (Mirrors.has(member.element(), Mirrors.ID)) {
+          return member.name();
+        }
+      }
+      return null;
+    }
+
+    @Override
     public String toString() {
       return name;
     }

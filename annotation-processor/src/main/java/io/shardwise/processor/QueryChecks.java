@@ -146,6 +146,11 @@ final class QueryChecks {
   private ShardKeyRule.Analysis judge(Found query) {
     ShardKeyRule rule = new ShardKeyRule(name -> model.entity(name, siteOf(query.site())));
     ShardKeyRule.Analysis analysis = rule.analyze(query.hql(), query.implicitRoot());
+    if (analysis != null && analysis.insertWithoutKey() != null) {
+      // @ScatterGather does not help here: every shard would get rows without their key
+      query.at().report(Diagnostic.Kind.ERROR, Tag.InsertWithoutShardKey,
+          insertMessage(query.what(), query.hql(), analysis.insertWithoutKey()));
+    }
     if (analysis == null || query.permitted()) {
       return analysis;
     }
@@ -174,6 +179,16 @@ final class QueryChecks {
           message(query.hql(), culprit));
     }
     return analysis;
+  }
+
+  static String insertMessage(String what, String hql, ShardKeyRule.InsertWithoutKey insert) {
+    String key = insert.entity().shardKey();
+    return what + " inserts into sharded entity " + insert.entity().simpleName() + " but "
+        + insert.problem() + " (query \"" + quote(hql) + "\"): its rows would get a null or"
+        + " unrelated shard key and sit on a shard their key does not route to, where lookups by"
+        + " key never look. Fix: write " + key + " among the inserted attributes, from a"
+        + " parameter (:" + key + ") or from the key of the rows the insert selects (select x."
+        + key + ", ...).";
   }
 
   /**
@@ -588,7 +603,42 @@ final class QueryChecks {
             return true;
           }
         }
+        if (element instanceof ExecutableElement && permittedOverridden((ExecutableElement) element)) {
+          return true;
+        }
       }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a method implements or overrides one that {@code @ScatterGather} permits (on the
+   * method or its type): the methods hibernate-processor generates for a Jakarta Data repository
+   * ({@code Orders_}) run the query of the interface method they implement, and keep its mark.
+   */
+  private boolean permittedOverridden(ExecutableElement method) {
+    if (!(method.getEnclosingElement() instanceof TypeElement)) {
+      return false;
+    }
+    TypeElement owner = (TypeElement) method.getEnclosingElement();
+    List<TypeMirror> pending = new ArrayList<>(types.directSupertypes(owner.asType()));
+    Set<String> seen = new HashSet<>();
+    while (!pending.isEmpty()) {
+      TypeMirror supertype = pending.remove(pending.size() - 1);
+      Element element = types.asElement(supertype);
+      if (!(element instanceof TypeElement)
+          || !seen.add(((TypeElement) element).getQualifiedName().toString())) {
+        continue;
+      }
+      for (Element member : element.getEnclosedElements()) {
+        if (member.getKind() == ElementKind.METHOD
+            && member.getSimpleName().contentEquals(method.getSimpleName())
+            && elements.overrides(method, (ExecutableElement) member, owner)
+            && permitted(member, null)) {
+          return true;
+        }
+      }
+      pending.addAll(types.directSupertypes(supertype));
     }
     return false;
   }

@@ -31,6 +31,12 @@ public final class ShardwiseProcessor extends AbstractProcessor {
    */
   static final String UNRESOLVED_ENTITY_OPTION = "shardwise.unresolvedEntity";
 
+  /**
+   * The processor option ({@code -Ashardwise.maxErrors=200}) that sets how many errors are printed
+   * one by one before the rest go to the report file only (see {@link Reporter}).
+   */
+  static final String MAX_ERRORS_OPTION = "shardwise.maxErrors";
+
   private EntityModel model;
   private EntityIndex index;
   private Reporter reporter;
@@ -43,7 +49,8 @@ public final class ShardwiseProcessor extends AbstractProcessor {
   @Override
   public synchronized void init(ProcessingEnvironment environment) {
     super.init(environment);
-    reporter = new Reporter(environment.getMessager());
+    reporter = new Reporter(environment.getMessager(), environment.getFiler(), treesOf(environment),
+        maxErrors(environment));
     index = new EntityIndex(environment.getFiler(), reporter);
     model = new EntityModel(environment.getElementUtils(), environment.getTypeUtils(), index);
     modelChecks = new ModelChecks(model, reporter);
@@ -53,7 +60,8 @@ public final class ShardwiseProcessor extends AbstractProcessor {
         environment.getTypeUtils(), treesOf(environment), routing,
         unresolvedKind(environment));
     springDataChecks =
-        new SpringDataChecks(model, reporter, environment.getElementUtils(), queryChecks);
+        new SpringDataChecks(model, reporter, environment.getElementUtils(),
+            environment.getTypeUtils(), queryChecks);
   }
 
   /** How an unresolved entity is reported: an error unless the option says warning. */
@@ -71,9 +79,28 @@ public final class ShardwiseProcessor extends AbstractProcessor {
     return Diagnostic.Kind.ERROR;
   }
 
+  private static int maxErrors(ProcessingEnvironment environment) {
+    String value = environment.getOptions().get(MAX_ERRORS_OPTION);
+    if (value == null) {
+      return Reporter.DEFAULT_SHOWN;
+    }
+    try {
+      int parsed = Integer.parseInt(value.strip());
+      if (parsed > 0) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    environment.getMessager().printMessage(Diagnostic.Kind.ERROR, "Shardwise: -A" + MAX_ERRORS_OPTION
+        + "=" + value + " is not understood; use a positive number (the default is "
+        + Reporter.DEFAULT_SHOWN + ").");
+    return Reporter.DEFAULT_SHOWN;
+  }
+
   @Override
   public Set<String> getSupportedOptions() {
-    return Set.of(UNRESOLVED_ENTITY_OPTION);
+    return Set.of(UNRESOLVED_ENTITY_OPTION, MAX_ERRORS_OPTION);
   }
 
   /** The tree API, or null where the compiler is not javac (method bodies are then skipped). */
@@ -99,6 +126,7 @@ public final class ShardwiseProcessor extends AbstractProcessor {
   @Override
   public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
     if (round.processingOver()) {
+      reporter.writeReport();
       writeRoutingMetadata(round);
       return false;
     }

@@ -23,6 +23,7 @@ import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
 import javax.tools.Diagnostic;
 
 /**
@@ -69,8 +70,18 @@ final class SpringDataChecks {
   /** Redeclared CRUD methods without criteria: they read (or delete) every row. */
   private static final Set<String> EVERY_ROW =
       Set.of("findAll", "count", "deleteAll", "deleteAllInBatch");
-  /** Redeclared CRUD methods by id whose names are no derived query. */
-  private static final Set<String> BY_ID = Set.of("getOne", "deleteAllByIdInBatch");
+  /**
+   * CrudRepository's and JpaRepository's methods that take one id, one entity, or an Iterable of
+   * either. Redeclared on a {@code Repository<T, ID>} (selective exposure) with a matching
+   * parameter, Spring Data runs its own implementation, exactly as when they are inherited; so
+   * they are treated as inherited ones are (see docs/compile-time-checks.md).
+   */
+  private static final Set<String> CRUD_BY_ID =
+      Set.of("findById", "existsById", "deleteById", "getReferenceById", "getById", "getOne");
+  private static final Set<String> CRUD_BY_ENTITY = Set.of("save", "saveAndFlush", "delete");
+  private static final Set<String> CRUD_BY_ITERABLE = Set.of("findAllById", "deleteAllById",
+      "deleteAllByIdInBatch", "saveAll", "saveAllAndFlush", "deleteAll", "deleteAllInBatch",
+      "deleteInBatch");
   /** Spring Data's SpEL in a query: {@code #{#entityName}}, and {@code :#{...}} arguments. */
   private static final Pattern ENTITY_NAME = Pattern.compile("#\\{\\s*#entityName\\s*}");
   private static final Pattern SPEL_ARGUMENT = Pattern.compile("[:?]#\\{[^}]*}");
@@ -81,9 +92,12 @@ final class SpringDataChecks {
   private final EntityModel model;
   private final Reporter reporter;
   private final Elements elements;
+  private final Types types;
   private final QueryChecks queries;
 
-  SpringDataChecks(EntityModel model, Reporter reporter, Elements elements, QueryChecks queries) {
+  SpringDataChecks(EntityModel model, Reporter reporter, Elements elements, Types types,
+      QueryChecks queries) {
+    this.types = types;
     this.model = model;
     this.reporter = reporter;
     this.elements = elements;
@@ -108,6 +122,8 @@ final class SpringDataChecks {
     Entity domain = domainClass != null
         ? model.entity(domainClass)
         : queries.typeArgumentEntity(repository);
+    TypeMirror id = definition != null ? typeOf(Mirrors.type(definition, "idClass"))
+        : repository.getTypeArguments().size() > 1 ? repository.getTypeArguments().get(1) : null;
     for (Element member : elements.getAllMembers(type)) {
       if (member.getKind() != ElementKind.METHOD || fromSpring(member)) {
         continue;
@@ -117,7 +133,7 @@ final class SpringDataChecks {
           || Mirrors.has(method, PROCEDURE)) {
         continue;
       }
-      checkMethod(type, method, domain);
+      checkMethod(type, method, domain, id);
     }
   }
 
@@ -127,7 +143,7 @@ final class SpringDataChecks {
         .startsWith(SPRING_DATA) || owner.getKind() != ElementKind.INTERFACE;
   }
 
-  private void checkMethod(TypeElement type, ExecutableElement method, Entity domain) {
+  private void checkMethod(TypeElement type, ExecutableElement method, Entity domain, TypeMirror id) {
     AnnotationMirror query = Mirrors.find(method, QUERY);
     AnnotationMirror nativeQuery = Mirrors.find(method, NATIVE_QUERY);
     if (nativeQuery != null || query != null && isTrue(query, "nativeQuery")) {
@@ -144,7 +160,7 @@ final class SpringDataChecks {
       }
       return;
     }
-    if (domain == null || !domain.sharded() || domain.keyMember() == null
+    if (domain == null || !domain.sharded() || domain.keyMember() == null || crudMethod(method, domain, id)
         || permitted(type, method) || takesRuntimeCriteria(method)
         || hasNamedQuery(domain, method)) {
       return;
@@ -154,8 +170,7 @@ final class SpringDataChecks {
       reportEveryRow(type, method, domain);
       return;
     }
-    DerivedQuery derived = BY_ID.contains(name) ? DerivedQuery.parse("findById")
-        : DerivedQuery.parse(name);
+    DerivedQuery derived = DerivedQuery.parse(name);
     if (derived != null) {
       checkDerived(type, method, domain, derived);
     }
@@ -342,6 +357,41 @@ final class SpringDataChecks {
 
   // ---------------------------------------------------------------------------------------------
   // CRUD methods redeclared, native queries, opt-outs
+
+  private static TypeMirror typeOf(TypeElement type) {
+    return type == null ? null : type.asType();
+  }
+
+  /**
+   * Whether the method is one of CrudRepository's by id, by entity or by Iterable (see
+   * {@link #CRUD_BY_ID}), with a parameter Spring Data's own method accepts.
+   */
+  private boolean crudMethod(ExecutableElement method, Entity domain, TypeMirror id) {
+    String name = method.getSimpleName().toString();
+    if (method.getParameters().size() != 1) {
+      return false;
+    }
+    TypeMirror parameter = method.getParameters().get(0).asType();
+    if (parameter.getKind().isPrimitive()) {
+      parameter = types.boxedClass((javax.lang.model.type.PrimitiveType) parameter).asType();
+    }
+    if (CRUD_BY_ID.contains(name)) {
+      return id != null && assignable(parameter, id);
+    }
+    if (CRUD_BY_ENTITY.contains(name)) {
+      return domain != null && assignable(parameter, domain.type.asType());
+    }
+    TypeElement iterable = elements.getTypeElement("java.lang.Iterable");
+    return CRUD_BY_ITERABLE.contains(name) && iterable != null
+        && assignable(parameter, iterable.asType());
+  }
+
+  private boolean assignable(TypeMirror from, TypeMirror to) {
+    if (from.getKind() == TypeKind.TYPEVAR) {
+      from = ((javax.lang.model.type.TypeVariable) from).getUpperBound();
+    }
+    return types.isAssignable(types.erasure(from), types.erasure(to));
+  }
 
   /** {@code findAll()}, {@code findAll(Sort)}, {@code findAll(Pageable)}, {@code count()}, ... */
   private static boolean everyRowSignature(ExecutableElement method) {

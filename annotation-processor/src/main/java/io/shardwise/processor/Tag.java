@@ -18,13 +18,16 @@ enum Tag {
   QueryWithoutShardKey,
   UnresolvedEntity,
   LockedReadOnly,
+  InsertWithoutShardKey,
   /** A warning, not an error: a native query of a sharded entity's Spring Data repository. */
   NativeQueryUnchecked,
   /**
    * A warning, not an error: a shard key that is a database-generated id, which needs the runtime
    * setting {@code shardwise.ids.generated = cluster} the processor cannot see.
    */
-  GeneratedShardKey;
+  GeneratedShardKey,
+  /** The one error that stands for the errors past the printed ones, naming the report file. */
+  TooManyErrors;
 
   String bracketed() {
     return "[" + name() + "]";

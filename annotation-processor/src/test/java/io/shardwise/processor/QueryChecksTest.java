@@ -49,7 +49,17 @@ class QueryChecksTest {
       "with recent as (select o.merchantId as m from PurchaseOrder o where o.merchantId = :m)"
           + " select r.m from recent r",
       "select i from PurchaseOrder join items i where i.merchantId = :m",
-      "from app.PurchaseOrder o where o.merchantId = :m");
+      "from app.PurchaseOrder o where o.merchantId = :m",
+      "from PurchaseOrder o where o.merchantId in (select m.id from Merchant m where m.id = :m)",
+      "from PurchaseOrder o where o.merchant = :merchant",
+      "from PurchaseOrder o where o.merchant in :merchants and o.status = :s",
+      "select i from OrderItem i where i.order.merchant.id = :m",
+      "select i from OrderItem i join PurchaseOrder o on o.id = i.order.id where o.merchantId = :m",
+      "delete from OrderItem i where i.order in (select o from PurchaseOrder o"
+          + " where o.merchantId = :m)",
+      "select o from PurchaseOrder o where exists (select 1 from o.items i where i.merchantId = :m)",
+      "select o from PurchaseOrder o where o.merchantId = :m and exists (select it from o.items it"
+          + " where it.quantity > 1)");
 
   /** Queries that leave one sharded entity unpinned (the alias each error names). */
   private static final List<String> UNPINNED = List.of(
@@ -60,7 +70,12 @@ class QueryChecksTest {
       "from PurchaseOrder o where o.merchantId <> :m",
       "from PurchaseOrder o where not (o.merchantId = :m)",
       "from PurchaseOrder o where o.merchantId not in :merchants",
-      "from PurchaseOrder o where o.merchantId in (select m.id from Merchant m where m.id = :m)",
+      "from PurchaseOrder o where o.merchantId in (select i.quantity from OrderItem i"
+          + " where i.merchantId = :m)",
+      "from OrderItem i where i.order = :order",
+      "from PurchaseOrder o where o.country = :country",
+      "delete from OrderItem i where i.order not in (select o from PurchaseOrder o"
+          + " where o.merchantId = :m)",
       "from PurchaseOrder o where o.merchantId = o.id",
       "from PurchaseOrder o where o.merchantId is null",
       "select i from OrderItem i join Customer c on c.email = :e where i.merchantId = :m",
@@ -133,6 +148,37 @@ class QueryChecksTest {
     c.assertErrorCount(2);
     assertTrue(c.errors().get(0).getMessage(null).contains("PurchaseOrder o"), c.dump());
     assertTrue(c.errors().get(1).getMessage(null).contains("Customer c"), c.dump());
+  }
+
+  @Test
+  void anInsertThatDoesNotWriteTheKeyIsAnErrorThatScatterGatherDoesNotLift() {
+    String missing = "insert into OrderItem (id, quantity) select i.id + 1, i.quantity"
+        + " from OrderItem i where i.merchantId = :m";
+    String fromNothing = "insert into OrderItem (id, merchantId, quantity) select i.id + 1,"
+        + " i.quantity, i.quantity from OrderItem i where i.merchantId = :m";
+    String written = "insert into OrderItem (id, merchantId, quantity) select i.id + 1,"
+        + " i.merchantId, i.quantity from OrderItem i where i.merchantId = :m";
+    String fromParameter = "insert into OrderItem (id, merchantId, quantity) values (:id, :m, 1)";
+    Compilation c = compileHql(List.of(missing, fromNothing, written, fromParameter));
+    String message = c.assertError(Tag.InsertWithoutShardKey, "app/Queries.java", missing);
+    assertTrue(message.startsWith("[InsertWithoutShardKey] @HQL method"), message);
+    assertTrue(message.contains("inserts into sharded entity OrderItem but does not list"
+        + " merchantId among the attributes it writes"), message);
+    assertTrue(message.contains("Fix: write merchantId among the inserted attributes"), message);
+    c.assertError(Tag.InsertWithoutShardKey, "app/Queries.java", fromNothing);
+    c.assertErrorCount(2);
+
+    Fixtures.model().source("app/Queries.java", """
+        package app;
+        import io.shardwise.annotations.ScatterGather;
+        import org.hibernate.annotations.processing.HQL;
+        interface Queries {
+          @ScatterGather
+          @HQL("insert into OrderItem (id, quantity) select i.id + 1, i.quantity from OrderItem i")
+          void copy();
+        }
+        """).compileWith(new ShardwiseProcessor())
+        .assertError(Tag.InsertWithoutShardKey, "app/Queries.java", "@HQL(");
   }
 
   @Test

@@ -109,7 +109,7 @@ class SpringDataRepositoryTest {
         void deleteByStatus(String status);
         List<PurchaseOrder> findTop10By();
         Optional<PurchaseOrder> findFirstByOrderByIdDesc();
-        Optional<PurchaseOrder> findById(Long id);
+        Optional<PurchaseOrder> findByIdAndStatus(Long id, String status);
         List<PurchaseOrder> findAll();
         Page<PurchaseOrder> findAll(Pageable pageable);
         long count();
@@ -128,7 +128,7 @@ class SpringDataRepositoryTest {
       List.of("deleteByStatus(", "deleteByMerchantIdAndStatus("),
       List.of("findTop10By(", "findTop10ByMerchantId("),
       List.of("findFirstByOrderByIdDesc(", "findFirstByMerchantIdOrderByIdDesc("),
-      List.of("findById(", "findByMerchantIdAndId("));
+      List.of("findByIdAndStatus(", "findByMerchantIdAndIdAndStatus("));
 
   @Test
   void eachMethodWithoutTheShardKeyGetsAnErrorOnItsLineWithTheNameToUseInstead() {
@@ -146,6 +146,44 @@ class SpringDataRepositoryTest {
     checks.add(() -> c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "count();"));
     checks.add(() -> c.assertErrorCount(FIXES.size() + 3));
     assertAll(checks);
+  }
+
+  /**
+   * Selective CRUD exposure, as Spring Data's reference recommends: CrudRepository's methods
+   * redeclared on a {@code Repository<T, ID>} run Spring Data's own implementation, so they are
+   * treated as the inherited ones are (routed or refused at run time), not as derived queries. A
+   * method of the same name whose parameter Spring Data's would not accept is still a derived query.
+   */
+  @Test
+  void selectiveCrudExposureIsTreatedLikeTheInheritedCrudMethods() {
+    Compilation c = SpringDataFixtures.model().source("app/Orders.java", """
+        package app;
+        import java.util.*;
+        import org.springframework.data.repository.*;
+        interface Orders extends Repository<PurchaseOrder, Long> {
+          Optional<PurchaseOrder> findById(Long id);
+          boolean existsById(long id);
+          void deleteById(Long id);
+          List<PurchaseOrder> findAllById(Iterable<Long> ids);
+          List<PurchaseOrder> findAllById(List<Long> ids);
+          PurchaseOrder getReferenceById(Long id);
+          PurchaseOrder save(PurchaseOrder order);
+          <S extends PurchaseOrder> List<S> saveAll(Iterable<S> orders);
+          PurchaseOrder saveAndFlush(PurchaseOrder order);
+          void delete(PurchaseOrder order);
+          void deleteAll(Iterable<? extends PurchaseOrder> orders);
+          void deleteAllById(Iterable<? extends Long> ids);
+          void deleteAllInBatch(Iterable<PurchaseOrder> orders);
+          void deleteAllByIdInBatch(Iterable<Long> ids);
+          Optional<PurchaseOrder> findById(String notTheId);
+          List<PurchaseOrder> findAll();
+          void deleteAll();
+        }
+        """).compileWith(new ShardwiseProcessor());
+    c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "findById(String");
+    c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "findAll();");
+    c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "deleteAll();");
+    c.assertErrorCount(3);
   }
 
   @Test

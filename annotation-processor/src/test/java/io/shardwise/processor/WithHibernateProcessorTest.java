@@ -48,6 +48,45 @@ class WithHibernateProcessorTest {
         .assertClean();
   }
 
+  /**
+   * hibernate-processor implements a Jakarta Data repository in a generated class
+   * ({@code Orders_}) whose methods pass the query to Hibernate in their bodies; each keeps the
+   * {@code @ScatterGather} of the interface method it implements (or of the interface).
+   */
+  @Test
+  void aGeneratedRepositoryKeepsItsInterfaceMethodsScatterGather() {
+    Compilation c = Fixtures.model().source("app/Orders.java", """
+        package app;
+        import io.shardwise.annotations.ScatterGather;
+        import jakarta.data.repository.*;
+        import java.util.List;
+        @Repository
+        public interface Orders {
+          @ScatterGather
+          @Query("from PurchaseOrder o where o.status = :status")
+          List<PurchaseOrder> everywhere(String status);
+          @ScatterGather
+          @Find
+          List<PurchaseOrder> byStatus(String status);
+          @Query("from PurchaseOrder o where o.merchantId = :merchantId and o.status = :status")
+          List<PurchaseOrder> pinned(long merchantId, String status);
+        }
+        """).source("app/Audits.java", """
+        package app;
+        import io.shardwise.annotations.ScatterGather;
+        import jakarta.data.repository.*;
+        import java.util.List;
+        @Repository
+        @ScatterGather
+        public interface Audits {
+          @Query("select o.id from PurchaseOrder o where o.status = :status")
+          List<Long> ids(String status);
+        }
+        """).writingClasses().compileWith(new HibernateProcessor(), new ShardwiseProcessor());
+    c.assertClean();
+    assertTrue(java.nio.file.Files.exists(c.output("app/Orders_.java")), c.dump());
+  }
+
   @Test
   void javacFindsTheProcessorThroughMetaInfServices() {
     Compilation c = Fixtures.model().source("app/Invoice.java", INVOICE).compileDiscovering();

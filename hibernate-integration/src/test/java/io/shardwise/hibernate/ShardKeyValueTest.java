@@ -135,6 +135,87 @@ class ShardKeyValueTest {
         .getResultList()));
   }
 
+  /**
+   * {@code s.store = :store}: the association's foreign key is the key column, and the parameter
+   * binds the store's id, which is its key. The rule admits it, and each execution routes by that
+   * id and is checked against the session's shard like a key parameter.
+   */
+  @Test
+  void anEntityParameterOfTheGroupsRootPinsTheKeyAndItsIdIsChecked(PostgresTopology pg) {
+    Store hereStore = onShardOf(here, s -> s.find(Store.class, here));
+    Store thereStore = onShardOf(there, s -> s.find(Store.class, there));
+    String hql = "select s.label from Shelf s where s.store = :store";
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createSelectionQuery(hql, String.class)
+        .setParameter("store", hereStore).getResultList()));
+    assertEquals(List.of("shelf of " + there), onShardOf(there, s -> s.createSelectionQuery(hql, String.class)
+        .setParameter("store", thereStore).getResultList()));
+
+    String probe = "entity-refused-" + UUID.randomUUID();
+    ShardKeyException e = assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createSelectionQuery(
+        "select s.label from Shelf s where s.store = :store and s.label <> '" + probe + "'", String.class)
+        .setParameter("store", thereStore).getResultList()));
+    assertTrue(e.getMessage().startsWith("[ShardKeyOnOtherShard] This query pins Store.id = " + there
+        + ", which belongs to shard 'shard1', but it runs in a session on shard 'shard0'"), e.getMessage());
+
+    String inList = "select s.label from Shelf s where s.store in (:stores)";
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createSelectionQuery(inList, String.class)
+        .setParameterList("stores", List.of(hereStore)).getResultList()));
+    assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createSelectionQuery(inList, String.class)
+        .setParameterList("stores", List.of(hereStore, thereStore)).getResultList()));
+
+    String root = "select st.name from Store st where st = :store";
+    assertEquals(List.of("store " + here), onShardOf(here, s -> s.createSelectionQuery(root, String.class)
+        .setParameter("store", hereStore).getResultList()));
+    assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createSelectionQuery(root, String.class)
+        .setParameter("store", thereStore).getResultList()));
+
+    String sub = "select s.label from Shelf s where s.store in (select st from Store st where st.id = :id)";
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createSelectionQuery(sub, String.class)
+        .setParameter("id", here).getResultList()));
+    assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createSelectionQuery(sub, String.class)
+        .setParameter("id", there).getResultList()));
+
+    assertNeverSent(pg, "shelf", probe);
+  }
+
+  /** An entity parameter on one branch of OR pins nothing: refused before any SQL. */
+  @Test
+  void anEntityParameterOnOneBranchOfOrPinsNothing() {
+    assertThrows(ShardKeyMissingException.class, () -> onShardOf(here, s -> s.createSelectionQuery(
+        "select s.label from Shelf s where s.id = :id or s.store = :store", String.class)
+        .setParameter("id", 1L).setParameter("store", new Store(here, "x")).getResultList()));
+  }
+
+  /**
+   * An HQL insert must write the key of the rows it inserts: one that leaves it out is refused
+   * before any SQL, inside the scatter-gather bypass too; one that copies it from the selected rows
+   * inserts them on their shard.
+   */
+  @Test
+  void anInsertThatDoesNotWriteTheKeyIsRefusedBeforeAnySql(PostgresTopology pg) {
+    String probe = "insert-refused-" + UUID.randomUUID();
+    String without = "insert into Shelf (id, label) select s.id + 1, '" + probe + "' from Shelf s"
+        + " where s.storeId = :store";
+    ShardKeyMissingException e = assertThrows(ShardKeyMissingException.class, () -> shards.forKey(here)
+        .inTransaction(s -> s.createMutationQuery(without).setParameter("store", here).executeUpdate()));
+    assertTrue(e.getMessage().startsWith("[InsertWithoutShardKey] Query \"insert into Shelf"), e.getMessage());
+    assertTrue(e.getMessage().contains("does not list storeId among the attributes it writes"), e.getMessage());
+    assertThrows(ShardKeyMissingException.class, () -> io.shardwise.hibernate.internal.query.QueryGuard.bypass(
+        () -> shards.forKey(here).fromSession(s -> s.createMutationQuery(
+            io.shardwise.hibernate.internal.query.QueryGuard.scatterGather(without))
+            .setParameter("store", here).executeUpdate())));
+
+    String with = "insert into Shelf (id, storeId, label) select s.id + 1, s.storeId, 'copy' from Shelf s"
+        + " where s.storeId = :store";
+    assertEquals(1, (int) shards.forKey(here).fromTransaction(
+        s -> s.createMutationQuery(with).setParameter("store", here).executeUpdate()));
+    assertEquals(List.of("copy", "shelf of " + here), onShardOf(here, s -> s.createSelectionQuery(
+        "select s.label from Shelf s where s.storeId = :store order by s.label", String.class)
+        .setParameter("store", here).getResultList()));
+
+    assertNeverSent(pg, "'copy'", probe);
+  }
+
   @Test
   void anImplicitJoinToTheGroupsRootPinsTheKey() {
     String hql = "select s.label from Shelf s where s.store.id = :store";
@@ -240,6 +321,13 @@ class ShardKeyValueTest {
         return k;
       }
     }
+  }
+
+  /** Once shard0's log shows {@code sent}, neither server's log shows {@code refused}. */
+  private static void assertNeverSent(PostgresTopology pg, String sent, String refused) {
+    await().atMost(Duration.ofSeconds(30)).until(() -> logMentions(pg.shard(0).primary(), sent));
+    assertFalse(logMentions(pg.shard(0).primary(), refused), "the refused statement never reached shard0");
+    assertFalse(logMentions(pg.shard(1).primary(), refused), "nor shard1");
   }
 
   private static boolean logMentions(PostgresNode node, String probe) {

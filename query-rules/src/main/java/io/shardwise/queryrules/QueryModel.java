@@ -37,5 +37,14 @@ public interface QueryModel {
 
     /** The entity an association attribute leads to; null for any other attribute. */
     Entity associationTarget(String attribute);
+
+    /**
+     * The name of the identifier attribute ({@code @Id}); null when the model cannot tell (an
+     * embedded or composite id). An entity compared as a whole ({@code x.realm = :realm}) is
+     * compared by this attribute.
+     */
+    default String identifier() {
+      return null;
+    }
   }
 }

@@ -27,6 +27,7 @@ import org.hibernate.grammars.hql.HqlParser.CrossJoinContext;
 import org.hibernate.grammars.hql.HqlParser.CteContext;
 import org.hibernate.grammars.hql.HqlParser.DeleteStatementContext;
 import org.hibernate.grammars.hql.HqlParser.EntityWithJoinsContext;
+import org.hibernate.grammars.hql.HqlParser.ExistsPredicateContext;
 import org.hibernate.grammars.hql.HqlParser.ExplicitTupleInListContext;
 import org.hibernate.grammars.hql.HqlParser.ExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.ExpressionOrPredicateContext;
@@ -34,7 +35,9 @@ import org.hibernate.grammars.hql.HqlParser.GeneralPathExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.GeneralPathFragmentContext;
 import org.hibernate.grammars.hql.HqlParser.GroupedExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.GroupedPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.IdentifierContext;
 import org.hibernate.grammars.hql.HqlParser.InPredicateContext;
+import org.hibernate.grammars.hql.HqlParser.InsertStatementContext;
 import org.hibernate.grammars.hql.HqlParser.JoinContext;
 import org.hibernate.grammars.hql.HqlParser.JoinPathContext;
 import org.hibernate.grammars.hql.HqlParser.JoinTypeContext;
@@ -48,11 +51,17 @@ import org.hibernate.grammars.hql.HqlParser.PathContext;
 import org.hibernate.grammars.hql.HqlParser.PredicateContext;
 import org.hibernate.grammars.hql.HqlParser.PrimaryExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.QueryContext;
+import org.hibernate.grammars.hql.HqlParser.QuerySpecExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.SelectClauseContext;
 import org.hibernate.grammars.hql.HqlParser.RootEntityContext;
 import org.hibernate.grammars.hql.HqlParser.SimplePathContext;
 import org.hibernate.grammars.hql.HqlParser.SimplePathElementContext;
+import org.hibernate.grammars.hql.HqlParser.SubqueryContext;
+import org.hibernate.grammars.hql.HqlParser.SubqueryExpressionContext;
+import org.hibernate.grammars.hql.HqlParser.SubqueryInListContext;
 import org.hibernate.grammars.hql.HqlParser.UnaryNumericLiteralExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.UpdateStatementContext;
+import org.hibernate.grammars.hql.HqlParser.ValuesContext;
 import org.hibernate.grammars.hql.HqlParser.VariableContext;
 import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
 
@@ -63,7 +72,12 @@ import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
  * clause. {@code AND} pins what either side pins; {@code OR} pins what both sides pin. An equality
  * between the shard keys of two entities carries a pin from one to the other, as does a join along
  * an association inside one co-location group (the model checks make such an association stay on
- * one shard). A subquery sees the pins of the query around it.
+ * one shard). A path through such associations stands for its source's key ({@code a.user.realm.id},
+ * or {@code a.realm} compared as a whole when the realm's id is its key), and an equality of one
+ * entity reached from two sources ({@code o.id = d.organization.id}) carries a pin like an equality
+ * of keys. A subquery sees the pins of the query around it; it lends its own pins back through
+ * {@code x IN (select u ...)} and {@code EXISTS}, judged without the pins of the query it sits in.
+ * An {@code insert} into a sharded entity must write its key ({@link InsertWithoutKey}).
  *
  * <p>Shared by the annotation processor (on string constants and annotations at build time) and
  * by the runtime guard (on HQL built at run time), each with its own {@link QueryModel}.
@@ -104,15 +118,29 @@ public final class ShardKeyRule {
    * @param rootMissing whether a top-level query has no FROM clause and no implicit root was given
    *     (Jakarta Data's {@code where ...} queries take their entity from the repository)
    * @param keyParameter as {@link #keyParameter(String)} returns it, or null
+   * @param insertWithoutKey an {@code insert} into a sharded entity that does not write its shard
+   *     key from a value or from the selected rows' key, or null
    */
   public record Analysis(
-      List<Unpinned> unpinned, List<String> unresolved, boolean rootMissing, String keyParameter) {
+      List<Unpinned> unpinned, List<String> unresolved, boolean rootMissing, String keyParameter,
+      InsertWithoutKey insertWithoutKey) {
 
     public Analysis {
       unpinned = List.copyOf(unpinned);
       unresolved = List.copyOf(unresolved);
     }
   }
+
+  /**
+   * An {@code insert} into a sharded entity whose shard key it does not write, or writes from
+   * something other than a parameter, a literal or a shard key of the selected rows: the rows
+   * would get a null or unrelated key, and live on a shard their key does not route to.
+   *
+   * @param entity the inserted entity
+   * @param problem what the statement does with the key, for messages ("does not list merchantId
+   *     among the columns it writes")
+   */
+  public record InsertWithoutKey(Entity entity, String problem) {}
 
   private final QueryModel model;
 
@@ -157,7 +185,7 @@ public final class ShardKeyRule {
     walk.node(statement, null);
     String keyParameter = new Walk(implicitRoot).keyParameter(statement);
     return new Analysis(walk.unpinned, new ArrayList<>(walk.unresolved), walk.rootMissing,
-        keyParameter);
+        keyParameter, walk.insertWithoutKey);
   }
 
   private static String parameterFor(PredicateContext predicate, Source root, Scope scope) {
@@ -174,10 +202,10 @@ public final class ShardKeyRule {
       if (binary.EQUAL() != null && binary.NOT() == null && binary.expression().size() == 2) {
         ExpressionContext left = binary.expression(0);
         ExpressionContext right = binary.expression(1);
-        if (keyOf(left, scope) == root && namedParameter(right) != null) {
+        if (keyValueOf(left, scope) == root && namedParameter(right) != null) {
           return namedParameter(right);
         }
-        if (keyOf(right, scope) == root && namedParameter(left) != null) {
+        if (keyValueOf(right, scope) == root && namedParameter(left) != null) {
           return namedParameter(left);
         }
       }
@@ -367,6 +395,7 @@ public final class ShardKeyRule {
     final Set<String> unresolved = new LinkedHashSet<>();
     final Set<String> cteNames = new HashSet<>();
     boolean rootMissing;
+    InsertWithoutKey insertWithoutKey;
 
     Walk(Entity implicitRoot) {
       this.implicitRoot = implicitRoot;
@@ -395,6 +424,9 @@ public final class ShardKeyRule {
         addSources(update.entityWithJoins(), scope);
         settle(scope, update.whereClause());
         children(node, scope);
+      } else if (node instanceof InsertStatementContext) {
+        insertWithoutKey = insertWithoutKey((InsertStatementContext) node, outer);
+        children(node, outer);
       } else if (node instanceof DeleteStatementContext) {
         DeleteStatementContext delete = (DeleteStatementContext) node;
         Scope scope = new Scope(outer);
@@ -404,6 +436,67 @@ public final class ShardKeyRule {
       } else {
         children(node, outer);
       }
+    }
+
+    /**
+     * Whether an insert writes its sharded target's key: the key attribute is among the columns
+     * it writes, and each row's value for it is a parameter, a literal or a shard key of the rows
+     * the insert's query selects.
+     */
+    private InsertWithoutKey insertWithoutKey(InsertStatementContext insert, Scope outer) {
+      Entity target = insert.targetEntity() == null ? null
+          : entityNamed(insert.targetEntity().entityName().getText());
+      if (target == null || target.shardKey() == null) {
+        return null;
+      }
+      String key = target.shardKey();
+      int column = -1;
+      if (insert.targetFields() != null) {
+        List<SimplePathContext> fields = insert.targetFields().simplePath();
+        for (int i = 0; i < fields.size(); i++) {
+          if (String.join(".", names(fields.get(i))).equals(key)) {
+            column = i;
+          }
+        }
+      }
+      if (column < 0) {
+        return new InsertWithoutKey(target, "does not list " + key + " among the attributes it writes");
+      }
+      String unkeyed = "writes " + key + " from an expression that is neither a parameter, a literal"
+          + " nor the shard key of the rows it selects";
+      if (insert.valuesList() != null) {
+        for (ValuesContext row : insert.valuesList().values()) {
+          if (row.expressionOrPredicate().size() <= column
+              || row.expressionOrPredicate(column).expression() == null
+              || !isValue(row.expressionOrPredicate(column).expression())) {
+            return new InsertWithoutKey(target, unkeyed);
+          }
+        }
+        return null;
+      }
+      if (insert.queryExpression() == null) {
+        return new InsertWithoutKey(target, unkeyed);
+      }
+      for (var branch : insert.queryExpression().orderedQuery()) {
+        QueryContext query = branch instanceof QuerySpecExpressionContext
+            ? ((QuerySpecExpressionContext) branch).query() : null;
+        if (query == null || query.selectClause() == null || query.fromClause() == null
+            || query.selectClause().selectionList().selection().size() <= column) {
+          return new InsertWithoutKey(target, unkeyed);
+        }
+        Scope scope = new Scope(outer);
+        for (EntityWithJoinsContext from : query.fromClause().entityWithJoins()) {
+          addSources(from, scope);
+        }
+        var item = query.selectClause().selectionList().selection(column).selectExpression();
+        ExpressionContext value = item.expressionOrPredicate() == null ? null
+            : item.expressionOrPredicate().expression();
+        Ref ref = value == null ? null : refOf(value, scope);
+        if (value == null || !isValue(value) && (ref == null || !ref.key)) {
+          return new InsertWithoutKey(target, unkeyed);
+        }
+      }
+      return null;
     }
 
     private void children(ParseTree node, Scope scope) {
@@ -482,8 +575,7 @@ public final class ShardKeyRule {
       }
       if (from.fromRoot() instanceof RootEntityContext) {
         RootEntityContext root = (RootEntityContext) from.fromRoot();
-        scope.sources.add(new Source(alias(root.variable()),
-            entityNamed(root.entityName().getText()), null, null, null));
+        scope.sources.add(rootSource(root, scope));
       }
       for (ParseTree child : from.children) {
         if (child instanceof JoinContext) {
@@ -504,6 +596,26 @@ public final class ShardKeyRule {
           scope.sources.add(joined(in.path(), alias(in.variable()), null, null, scope));
         }
       }
+    }
+
+    /**
+     * A root of a FROM clause: an entity by name, or a path from an alias in scope
+     * ({@code exists (select c from p.config c ...)}, a correlated collection), which is a join
+     * from that alias rather than an entity name.
+     */
+    private Source rootSource(RootEntityContext root, Scope scope) {
+      String name = root.entityName().getText();
+      String alias = alias(root.variable());
+      List<IdentifierContext> parts = root.entityName().identifier();
+      Source parent = parts.size() > 1 ? scope.byAlias(parts.get(0).getText()) : null;
+      if (parent != null && model.entity(name) == null) {
+        List<String> hops = new ArrayList<>();
+        for (IdentifierContext part : parts.subList(1, parts.size())) {
+          hops.add(part.getText());
+        }
+        return new Source(alias, target(parent, hops), parent, null, null);
+      }
+      return new Source(alias, entityNamed(name), null, null, null);
     }
 
     /**
@@ -528,14 +640,26 @@ public final class ShardKeyRule {
         }
         return new Source(alias, entityNamed(String.join(".", parts)), null, type, on);
       }
-      if (parts.size() == 2 && parent.entity != null) {
-        return new Source(alias, parent.entity.associationTarget(parts.get(1)), parent, type, on);
-      }
-      return new Source(alias, null, null, type, on);
+      return new Source(alias, target(parent, parts.subList(1, parts.size())), parent, type, on);
     }
 
     /** Pins the sources of a scope and reports the sharded ones left unpinned. */
     private void settle(Scope scope, WhereClauseContext where) {
+      Set<Source> pinned = pinnedIn(scope, where);
+      for (Source source : scope.sources) {
+        if (pinned.contains(source)) {
+          scope.pinned.add(source);
+        } else if (source.sharded()) {
+          unpinned.add(new Unpinned(source.entity, source.alias, otherGroup(source, scope)));
+        }
+      }
+    }
+
+    /**
+     * The sources whose key the scope's WHERE clause, inner-join ON clauses and joins pin, with
+     * the pinned sources of the outer scopes and any source an equality reaches from them.
+     */
+    private Set<Source> pinnedIn(Scope scope, WhereClauseContext where) {
       Facts facts = where == null ? new Facts() : facts(where.predicate(), scope);
       for (Source source : scope.sources) {
         if (source.on != null && !source.outerJoin) {
@@ -567,14 +691,137 @@ public final class ShardKeyRule {
           }
         }
       }
-      for (Source source : scope.sources) {
-        if (pinned.contains(source)) {
-          scope.pinned.add(source);
-        } else if (source.sharded()) {
-          unpinned.add(new Unpinned(source.entity, source.alias, otherGroup(source, scope)));
+      return pinned;
+    }
+
+    /**
+     * A subquery's own sources and what it pins, judged without the pins of the scope it sits in
+     * (that scope is being settled), so that a pin it lends back to that scope comes from the
+     * subquery's own values and never from the scope itself. Null for a set operation (union ...).
+     */
+    private Subquery subquery(SubqueryContext subquery, Scope scope) {
+      if (subquery == null || subquery.queryExpression().orderedQuery().size() != 1
+          || !(subquery.queryExpression().orderedQuery(0) instanceof QuerySpecExpressionContext)) {
+        return null;
+      }
+      QueryContext query =
+          ((QuerySpecExpressionContext) subquery.queryExpression().orderedQuery(0)).query();
+      if (query == null || query.fromClause() == null) {
+        return null;
+      }
+      Scope inner = new Scope(scope);
+      for (EntityWithJoinsContext from : query.fromClause().entityWithJoins()) {
+        addSources(from, inner);
+      }
+      return new Subquery(query, inner, pinnedIn(inner, query.whereClause()));
+    }
+
+    private Facts facts(PredicateContext predicate, Scope scope) {
+      if (predicate instanceof GroupedPredicateContext) {
+        return facts(((GroupedPredicateContext) predicate).predicate(), scope);
+      }
+      if (predicate instanceof AndPredicateContext) {
+        AndPredicateContext and = (AndPredicateContext) predicate;
+        return Facts.and(facts(and.predicate(0), scope), facts(and.predicate(1), scope));
+      }
+      if (predicate instanceof OrPredicateContext) {
+        OrPredicateContext or = (OrPredicateContext) predicate;
+        Set<Source> known = scope.outer == null ? identitySet() : scope.outer.allPinned();
+        return Facts.or(facts(or.predicate(0), scope), facts(or.predicate(1), scope), known);
+      }
+      Facts facts = new Facts();
+      if (predicate instanceof BinaryExpressionPredicateContext) {
+        BinaryExpressionPredicateContext binary = (BinaryExpressionPredicateContext) predicate;
+        if (binary.EQUAL() != null && binary.NOT() == null && binary.expression().size() == 2) {
+          ExpressionContext left = binary.expression(0);
+          ExpressionContext right = binary.expression(1);
+          Ref leftRef = refOf(left, scope);
+          Ref rightRef = refOf(right, scope);
+          if (leftRef != null && rightRef != null) {
+            if (leftRef.sameShardAs(rightRef) && leftRef.source != rightRef.source) {
+              facts.equal.add(new Source[] {leftRef.source, rightRef.source});
+            }
+          } else if (leftRef != null && leftRef.key && isValue(right)) {
+            facts.pinned.add(leftRef.source);
+          } else if (rightRef != null && rightRef.key && isValue(left)) {
+            facts.pinned.add(rightRef.source);
+          }
+        }
+      } else if (predicate instanceof InPredicateContext) {
+        InPredicateContext in = (InPredicateContext) predicate;
+        Ref ref = in.NOT() == null ? refOf(in.expression(), scope) : null;
+        if (ref != null && (ref.key && pinsIn(in) || pinsThroughSubquery(ref, in, scope))) {
+          facts.pinned.add(ref.source);
+        }
+      } else if (predicate instanceof ExistsPredicateContext) {
+        ExpressionContext body = unwrap(((ExistsPredicateContext) predicate).expression());
+        Subquery exists = body instanceof SubqueryExpressionContext
+            ? subquery(((SubqueryExpressionContext) body).subquery(), scope) : null;
+        if (exists != null) {
+          // rows exist only where the subquery's equalities hold, so its pins reach this scope
+          for (Source source : scope.sources) {
+            if (exists.pinned.contains(source)) {
+              facts.pinned.add(source);
+            }
+          }
         }
       }
+      return facts;
     }
+
+    /**
+     * {@code x.user in (select u from User u where u.tenantId = :t)}: the subquery selects entities
+     * (or keys) it pins, and the left side shares its shard with the one it equals.
+     */
+    private boolean pinsThroughSubquery(Ref ref, InPredicateContext in, Scope scope) {
+      if (!(in.inList() instanceof SubqueryInListContext)) {
+        return false;
+      }
+      Subquery sub = subquery(((SubqueryInListContext) in.inList()).subquery(), scope);
+      if (sub == null) {
+        return false;
+      }
+      Ref selected = selectedRef(sub.query.selectClause(), sub.scope);
+      return selected != null && sub.pinned.contains(selected.source) && ref.sameShardAs(selected);
+    }
+
+    private boolean pinnedThroughJoin(Source source, Set<Source> pinned, Scope scope) {
+      if (source.parent != null && source.preservesParent && pinned.contains(source.parent)
+          && sameGroup(source.parent, source)) {
+        return true;
+      }
+      if (source.on != null && source.outerJoin && source.preservesParent) {
+        return facts(source.on, scope).closure(pinned).contains(source);
+      }
+      return false;
+    }
+  }
+
+  /** A subquery judged on its own: its query, its scope and the sources its clauses pin. */
+  private record Subquery(QueryContext query, Scope scope, Set<Source> pinned) {}
+
+  /** The one item a subquery selects, as a reference; null for several items or anything else. */
+  private static Ref selectedRef(SelectClauseContext select, Scope scope) {
+    if (select == null || select.selectionList().selection().size() != 1) {
+      return null;
+    }
+    var item = select.selectionList().selection(0).selectExpression();
+    if (item.expressionOrPredicate() == null || item.expressionOrPredicate().expression() == null) {
+      return null;
+    }
+    return refOf(item.expressionOrPredicate().expression(), scope);
+  }
+
+  /** The entity a path of associations leads to from a source; null where a hop is none. */
+  private static Entity target(Source from, List<String> hops) {
+    Entity current = from.entity;
+    for (String hop : hops) {
+      if (current == null) {
+        return null;
+      }
+      current = current.associationTarget(hop);
+    }
+    return current;
   }
 
   /** The first sharded source of the scope outside the source's co-location group, as found. */
@@ -601,62 +848,12 @@ public final class ShardKeyRule {
     return found;
   }
 
-  private static boolean pinnedThroughJoin(Source source, Set<Source> pinned, Scope scope) {
-    if (source.parent != null && source.preservesParent && pinned.contains(source.parent)
-        && sameGroup(source.parent, source)) {
-      return true;
-    }
-    if (source.on != null && source.outerJoin && source.preservesParent) {
-      return facts(source.on, scope).closure(pinned).contains(source);
-    }
-    return false;
-  }
-
   private static boolean sameGroup(Source a, Source b) {
     if (!a.sharded() || !b.sharded()) {
       return false;
     }
     Object group = a.entity.group();
     return group != null && group.equals(b.entity.group());
-  }
-
-  private static Facts facts(PredicateContext predicate, Scope scope) {
-    if (predicate instanceof GroupedPredicateContext) {
-      return facts(((GroupedPredicateContext) predicate).predicate(), scope);
-    }
-    if (predicate instanceof AndPredicateContext) {
-      AndPredicateContext and = (AndPredicateContext) predicate;
-      return Facts.and(facts(and.predicate(0), scope), facts(and.predicate(1), scope));
-    }
-    if (predicate instanceof OrPredicateContext) {
-      OrPredicateContext or = (OrPredicateContext) predicate;
-      Set<Source> known = scope.outer == null ? identitySet() : scope.outer.allPinned();
-      return Facts.or(facts(or.predicate(0), scope), facts(or.predicate(1), scope), known);
-    }
-    Facts facts = new Facts();
-    if (predicate instanceof BinaryExpressionPredicateContext) {
-      BinaryExpressionPredicateContext binary = (BinaryExpressionPredicateContext) predicate;
-      if (binary.EQUAL() != null && binary.NOT() == null && binary.expression().size() == 2) {
-        ExpressionContext left = binary.expression(0);
-        ExpressionContext right = binary.expression(1);
-        Source leftKey = keyOf(left, scope);
-        Source rightKey = keyOf(right, scope);
-        if (leftKey != null && rightKey != null) {
-          facts.equal.add(new Source[] {leftKey, rightKey});
-        } else if (leftKey != null && isValue(right)) {
-          facts.pinned.add(leftKey);
-        } else if (rightKey != null && isValue(left)) {
-          facts.pinned.add(rightKey);
-        }
-      }
-    } else if (predicate instanceof InPredicateContext) {
-      InPredicateContext in = (InPredicateContext) predicate;
-      Source key = in.NOT() == null ? keyOf(in.expression(), scope) : null;
-      if (key != null && pinsIn(in)) {
-        facts.pinned.add(key);
-      }
-    }
-    return facts;
   }
 
   private static boolean pinsIn(InPredicateContext in) {
@@ -694,8 +891,39 @@ public final class ShardKeyRule {
     return false;
   }
 
-  /** The source whose shard key this expression is ({@code alias.key}, or a bare {@code key}). */
-  private static Source keyOf(ExpressionContext expression, Scope scope) {
+  /**
+   * What an expression says about a source's shard: a path from an alias (or a bare attribute of
+   * the one source that has it) through associations that stay in the source's co-location group.
+   * The model checks keep such associations on one shard, so the value the path ends at belongs to
+   * the source's shard:
+   *
+   * <ul>
+   *   <li>{@code key}: the value is a shard key of the group ({@code o.merchantId},
+   *       {@code o.merchant.id} when Merchant's id is its key, or {@code o.merchant} compared as a
+   *       whole);
+   *   <li>{@code identity}: the expression is an entity of the group, or its id ({@code a.user},
+   *       {@code a.user.id}, {@code u}, {@code u.id}); two equal identities are one row.
+   * </ul>
+   */
+  private record Ref(Source source, boolean key, Entity identity, boolean entityValued) {
+
+    /** Whether equal values of the two expressions put their sources on one shard. */
+    boolean sameShardAs(Ref other) {
+      return key && other.key || identity != null && identity.equals(other.identity);
+    }
+  }
+
+  /**
+   * The source whose shard key value this expression is ({@code alias.key}, {@code alias.root.id},
+   * a bare {@code key}), not an entity whose id is the key: a parameter compared with it binds the
+   * key itself, which is what callers that route by a parameter's value need.
+   */
+  private static Source keyValueOf(ExpressionContext expression, Scope scope) {
+    Ref ref = refOf(expression, scope);
+    return ref != null && ref.key && !ref.entityValued ? ref.source : null;
+  }
+
+  private static Ref refOf(ExpressionContext expression, Scope scope) {
     ExpressionContext e = unwrap(expression);
     if (!(e instanceof BarePrimaryExpressionContext)) {
       return null;
@@ -708,44 +936,59 @@ public final class ShardKeyRule {
     if (parts == null) {
       return null;
     }
-    if (parts.size() == 2) {
-      Source source = scope.byAlias(parts.get(0));
-      return source != null && isKey(source, parts.get(1)) ? source : null;
-    }
-    if (parts.size() == 3) {
-      Source source = scope.byAlias(parts.get(0));
-      return source != null && isKeyThroughAssociation(source, parts.get(1), parts.get(2)) ? source : null;
-    }
-    if (parts.size() == 1 && scope.byAlias(parts.get(0)) == null) {
-      Source found = null;
-      for (Source source : scope.sources) {
-        if (source.entity != null && source.entity.hasAttribute(parts.get(0))) {
-          if (found != null) {
-            return null;
-          }
-          found = source;
-        }
+    Source source = scope.byAlias(parts.get(0));
+    List<String> hops = parts.subList(1, parts.size());
+    if (source == null) {
+      if (parts.size() != 1) {
+        return null;
       }
-      return found != null && isKey(found, parts.get(0)) ? found : null;
+      source = bareAttributeOwner(parts.get(0), scope);
+      hops = parts;
     }
-    return null;
+    if (source == null || !source.sharded()) {
+      return null;
+    }
+    Entity current = source.entity;
+    boolean entityValued = true;
+    for (int i = 0; i < hops.size(); i++) {
+      String attribute = hops.get(i);
+      boolean last = i == hops.size() - 1;
+      if (last && attribute.equals(current.identifier())) {
+        entityValued = false;
+        break;
+      }
+      if (last && attribute.equals(current.shardKey())) {
+        return new Ref(source, true, null, false);
+      }
+      Entity target = current.associationTarget(attribute);
+      if (target == null || !inGroup(source.entity, target)) {
+        return null;
+      }
+      current = target;
+    }
+    return new Ref(source, keyIsIdentifier(current), current, entityValued);
   }
 
-  private static boolean isKey(Source source, String attribute) {
-    return source.sharded() && source.entity.shardKey().equals(attribute);
+  /** The source of this scope that has the attribute, if exactly one has it. */
+  private static Source bareAttributeOwner(String attribute, Scope scope) {
+    Source found = null;
+    for (Source source : scope.sources) {
+      if (source.entity != null && source.entity.hasAttribute(attribute)) {
+        if (found != null) {
+          return null;
+        }
+        found = source;
+      }
+    }
+    return found;
   }
 
-  /**
-   * {@code alias.association.key}: the key of an entity the source reaches through an association
-   * inside its co-location group (an implicit join), which holds the source's own key value.
-   */
-  private static boolean isKeyThroughAssociation(Source source, String association, String attribute) {
-    if (!source.sharded()) {
-      return false;
-    }
-    Entity target = source.entity.associationTarget(association);
-    return target != null && attribute.equals(target.shardKey()) && source.entity.group() != null
-        && source.entity.group().equals(target.group());
+  private static boolean keyIsIdentifier(Entity entity) {
+    return entity.shardKey() != null && entity.shardKey().equals(entity.identifier());
+  }
+
+  private static boolean inGroup(Entity member, Entity other) {
+    return other.shardKey() != null && member.group() != null && member.group().equals(other.group());
   }
 
   private static ExpressionContext unwrap(ExpressionContext expression) {

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.queryrules.ShardKeyRule.Analysis;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,47 +18,14 @@ import org.junit.jupiter.api.Test;
  */
 class ShardKeyRuleTest {
 
-  private static final class Model implements QueryModel {
-    final Map<String, TestEntity> byName = new HashMap<>();
-
-    @Override
-    public Entity entity(String name) {
-      return byName.get(name);
-    }
-  }
-
-  private record TestEntity(
-      String simpleName, String shardKey, Object group, Set<String> attributes,
-      Map<String, String> associations, Model model) implements QueryModel.Entity {
-
-    @Override
-    public boolean hasAttribute(String attribute) {
-      return attributes.contains(attribute);
-    }
-
-    @Override
-    public QueryModel.Entity associationTarget(String attribute) {
-      String target = associations.get(attribute);
-      return target == null ? null : model.entity(target);
-    }
-  }
-
-  private static final Model MODEL = new Model();
-
-  static {
-    add("Merchant", "id", Set.of("id", "name"), Map.of("orders", "PurchaseOrder"));
-    add("PurchaseOrder", "merchantId", Set.of("id", "merchantId", "status", "items", "country"),
-        Map.of("items", "OrderItem", "country", "Country"));
-    add("OrderItem", "merchantId", Set.of("id", "merchantId", "order", "quantity"),
-        Map.of("order", "PurchaseOrder"));
-    MODEL.byName.put("Country", new TestEntity("Country", null, null, Set.of("code", "name"),
-        Map.of(), MODEL));
-  }
-
-  private static void add(String name, String key, Set<String> attributes,
-      Map<String, String> associations) {
-    MODEL.byName.put(name, new TestEntity(name, key, "Merchant", attributes, associations, MODEL));
-  }
+  private static final TestModel MODEL = new TestModel()
+      .sharded("Merchant", "Merchant", "id", Set.of("id", "name"), Map.of("orders", "PurchaseOrder"))
+      .sharded("PurchaseOrder", "Merchant", "merchantId",
+          Set.of("id", "merchantId", "status", "items", "country"),
+          Map.of("items", "OrderItem", "country", "Country"))
+      .sharded("OrderItem", "Merchant", "merchantId", Set.of("id", "merchantId", "order", "quantity"),
+          Map.of("order", "PurchaseOrder"))
+      .reference("Country", Set.of("code", "name"), Map.of());
 
   private final ShardKeyRule rule = new ShardKeyRule(MODEL);
 

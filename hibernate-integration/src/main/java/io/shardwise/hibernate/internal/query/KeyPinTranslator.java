@@ -59,7 +59,8 @@ import org.hibernate.sql.exec.internal.SqlTypedMappingJdbcParameter;
  * literal rendered into the SQL text would never be seen again.
  *
  * <p>A pin is an equality on a sharded entity's key path ({@code o.merchantId}, or the implicit
- * join {@code o.merchant.id} when {@code id} is Merchant's key) in a WHERE or ON clause, at any
+ * join {@code o.merchant.id} when {@code id} is Merchant's key, or {@code o.merchant = :merchant},
+ * whose JDBC parameter binds the merchant's id) in a WHERE or ON clause, at any
  * depth of AND/OR and in subqueries, not under NOT. Comparisons in SELECT, GROUP BY, HAVING and
  * ORDER BY restrict no rows and are left alone. A bulk update that assigns a shard key is refused
  * here: it would move rows to keys owned by other shards without moving the rows.
@@ -232,7 +233,7 @@ final class KeyPinTranslator<T extends Statement> extends StandardSqmTranslator<
   @Override
   public List<Assignment> visitSetClause(SqmSetClause setClause) {
     for (SqmAssignment<?> assignment : setClause.getAssignments()) {
-      ShardedEntity owner = keyOwner(assignment.getTargetPath());
+      ShardedEntity owner = keyAttributeOwner(assignment.getTargetPath());
       if (owner != null) {
         throw new ShardKeyException("[ShardKeyChanged] An update sets " + owner.simpleName() + "."
             + owner.keyAttribute() + ": a shard key is immutable, because the row lives on the shard of its key;"
@@ -250,8 +251,21 @@ final class KeyPinTranslator<T extends Statement> extends StandardSqmTranslator<
 
   // ---------------------------------------------------------------------------------------------
 
-  /** The sharded entity whose shard key this expression is, or null. */
+  /**
+   * The sharded entity whose shard key this expression is, or null: a key attribute
+   * ({@code o.merchantId}, {@code o.merchant.id}), or an entity compared as a whole whose id is its
+   * key ({@code o.merchant}, or a root alias {@code m}), whose parameter binds that id.
+   */
   private ShardedEntity keyOwner(SqmExpression<?> expression) {
+    if (!(expression instanceof SqmPath<?> path)) {
+      return null;
+    }
+    ShardedEntity whole = entityKeyedById(path.getReferencedPathSource());
+    return whole != null ? whole : keyAttributeOwner(path);
+  }
+
+  /** The sharded entity whose key attribute this path names ({@code o.merchantId}), or null. */
+  private ShardedEntity keyAttributeOwner(SqmExpression<?> expression) {
     if (!(expression instanceof SqmPath<?> path) || path.getLhs() == null) {
       return null;
     }
@@ -261,6 +275,17 @@ final class KeyPinTranslator<T extends Statement> extends StandardSqmTranslator<
       return null;
     }
     return path.getReferencedPathSource().getPathName().equals(entity.keyAttribute()) ? entity : null;
+  }
+
+  private ShardedEntity entityKeyedById(SqmPathSource<?> source) {
+    EntityDomainType<?> type = source instanceof EntityDomainType<?> entity ? entity
+        : source.getPathType() instanceof EntityDomainType<?> entity ? entity : null;
+    if (type == null || type.findIdAttribute() == null) {
+      return null;
+    }
+    ShardedEntity entity = sharding.byEntityName(type.getHibernateEntityName());
+    return entity != null && !entity.reference()
+        && type.findIdAttribute().getName().equals(entity.keyAttribute()) ? entity : null;
   }
 
   private static String entityName(SqmPathSource<?> source) {

@@ -29,7 +29,8 @@ final class MetadataQueryModel implements QueryModel {
           : pc.getEntityName().substring(pc.getEntityName().lastIndexOf('.') + 1);
       MappedEntity entity = new MappedEntity(simple,
           sharded == null || sharded.reference() ? null : sharded.keyAttribute(),
-          sharded == null ? null : sharded.group());
+          sharded == null ? null : sharded.group(),
+          pc.getIdentifierProperty() == null ? null : pc.getIdentifierProperty().getName());
       if (pc.getIdentifierProperty() != null) {
         entity.attributes.add(pc.getIdentifierProperty().getName());
       }
@@ -73,11 +74,18 @@ final class MetadataQueryModel implements QueryModel {
     private final String group;
     private final Set<String> attributes = new HashSet<>();
     private final Map<String, MappedEntity> associations = new HashMap<>();
+    private final String identifier;
 
-    MappedEntity(String simpleName, String shardKey, String group) {
+    MappedEntity(String simpleName, String shardKey, String group, String identifier) {
       this.simpleName = simpleName;
       this.shardKey = shardKey;
       this.group = group;
+      this.identifier = identifier;
+    }
+
+    @Override
+    public String identifier() {
+      return identifier;
     }
 
     @Override

@@ -48,6 +48,8 @@ public final class QueryGuard {
   private static final ThreadLocal<int[]> BYPASS = new ThreadLocal<>();
   private static final int MAX_VERDICTS = 4096;
   private static final int QUOTED_LENGTH = 200;
+  /** The tag of a refusal that no scatter-gather mark lifts. */
+  private static final String INSERT_WITHOUT_KEY = "[InsertWithoutShardKey]";
   /** The verdict of a query that pins every sharded entity it names. */
   private static final String ADMITTED = "";
 
@@ -163,7 +165,7 @@ public final class QueryGuard {
     if (refusal.isEmpty()) {
       return;
     }
-    if (bypassed()) {
+    if (bypassed() && !refusal.startsWith(INSERT_WITHOUT_KEY)) {
       if (hql.startsWith(SCATTER_GATHER_MARK)) {
         return;
       }
@@ -194,8 +196,22 @@ public final class QueryGuard {
     if (admittedByName.contains(hql)) {
       return ADMITTED;
     }
-    List<Unpinned> unpinned = rule.check(hql);
-    if (unpinned == null || unpinned.isEmpty()) {
+    ShardKeyRule.Analysis analysis = rule.analyze(hql, null);
+    if (analysis == null) {
+      return ADMITTED;
+    }
+    if (analysis.insertWithoutKey() != null) {
+      // refused on every shard alike, scatter-gather included: no shard may get such rows
+      ShardKeyRule.InsertWithoutKey insert = analysis.insertWithoutKey();
+      String key = insert.entity().shardKey();
+      return INSERT_WITHOUT_KEY + " Query \"" + quote(hql) + "\" of persistence unit '" + unitName
+          + "' inserts into sharded entity " + insert.entity().simpleName() + " but " + insert.problem()
+          + ": its rows would get a null or unrelated shard key and sit on a shard their key does not route"
+          + " to. Fix: write " + key + " among the inserted attributes, from a parameter (:" + key + ") or"
+          + " from the key of the rows the insert selects (select x." + key + ", ...). Nothing was sent.";
+    }
+    List<Unpinned> unpinned = analysis.unpinned();
+    if (unpinned.isEmpty()) {
       return ADMITTED;
     }
     return message(hql, unpinned, unitName);

@@ -1,0 +1,31 @@
+package realm.model;
+
+import io.shardwise.annotations.CoLocated;
+import io.shardwise.annotations.ScatterGather;
+import io.shardwise.annotations.ShardKey;
+import jakarta.persistence.*;
+
+/** Belongs to a client or to a client scope: no single via path, the application sets the key. */
+@Entity
+@Table(name = "PROTOCOL_MAPPER")
+@CoLocated(with = RealmEntity.class)
+@ScatterGather(queries = "getMapperCountByProtocol")
+@NamedQueries({
+    @NamedQuery(name = "getMappersOfClient", query = "select pm from ProtocolMapperEntity pm where pm.client = :client"), // lacks
+    @NamedQuery(name = "getMappersOfClientInRealm", query = "select pm from ProtocolMapperEntity pm where pm.client = :client and pm.realmId = :realmId"), // pins
+    @NamedQuery(name = "getMappersOfScopeByName", query = "select pm from ProtocolMapperEntity pm where pm.clientScope.realm = :realm and pm.clientScope.name = :name"), // pins
+    @NamedQuery(name = "deleteClientMappersByRealm", query = "delete from ProtocolMapperEntity pm where pm.client IN (select c from ClientEntity c where c.realmId = :realmId)"), // pins
+    @NamedQuery(name = "deleteScopeMappersByRealm", query = "delete from ProtocolMapperEntity pm where pm.clientScope in (select s from ClientScopeEntity s where s.realm.id = :realmId)"), // pins
+    @NamedQuery(name = "getMapperByNameAnyRealm", query = "select pm from ProtocolMapperEntity pm where pm.name = :name"), // lacks
+    @NamedQuery(name = "getMappersOfClientByClientId", query = "select pm from ProtocolMapperEntity pm join ClientEntity c on pm.client = c where c.realm = :realm and c.clientId = :clientId"), // pins
+    @NamedQuery(name = "getMappersOfClientOrScope", query = "select pm from ProtocolMapperEntity pm where pm.realmId = :realmId and (pm.client = :client or pm.clientScope = :scope)"), // pins
+    @NamedQuery(name = "getMapperCountByProtocol", query = "select pm.protocol, count(pm) from ProtocolMapperEntity pm group by pm.protocol"), // scatter
+})
+public class ProtocolMapperEntity {
+  @Id @Column(name = "ID") protected String id;
+  @ShardKey @Column(name = "REALM_ID") protected String realmId;
+  @ManyToOne(fetch = FetchType.LAZY) @JoinColumn(name = "CLIENT_ID") protected ClientEntity client;
+  @ManyToOne(fetch = FetchType.LAZY) @JoinColumn(name = "CLIENT_SCOPE_ID") protected ClientScopeEntity clientScope;
+  @Column(name = "NAME") protected String name;
+  @Column(name = "PROTOCOL") protected String protocol;
+}
