@@ -35,24 +35,58 @@ import picocli.CommandLine.Spec;
  * control database only (and, through the shard map it holds, to the shards); a move's state lives
  * there, so any command may run from any machine, and {@code resume} picks up after a crash.
  */
-@Command(name = "shardwise", mixinStandardHelpOptions = true, version = "shardwise 0.1.0",
+@Command(name = "shardwise", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
     subcommands = {ShardwiseCli.Reshard.class, ShardwiseCli.Ddl.class, ShardwiseCli.Migrate.class},
     description = "Operates a Shardwise deployment: online resharding, schema migrations on every shard, and the SQL"
-        + " that prepares its databases.")
+        + " that prepares its databases.",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:done (plan, status: shown)", "1:failed (a database error; the message says what to do)",
+        "2:refused (bad arguments, or a move that may not go on; nothing changed)",
+        "3:differences (verify: buckets differ; migrate --status: shards differ or scripts are pending)",
+        "4:switch abandoned (switch-writes, rollback: writes stay where they were)",
+        "5:a migration failed (migrate)"})
 public final class ShardwiseCli {
 
   public static void main(String[] args) {
-    System.exit(commandLine().execute(args));
+    CommandLine cli = commandLine();
+    int exit = cli.execute(args);
+    // System.exit runs no finalizer of the writers: what a command printed without a line end is flushed here
+    cli.getOut().flush();
+    cli.getErr().flush();
+    System.exit(exit);
   }
 
-  /** The command line with Shardwise's exception handling: a refused step prints its message, not a stack trace. */
+  /**
+   * The command line with Shardwise's exception handling (a refused step prints its message, not a
+   * stack trace) and one standard output and error for every subcommand, flushed at each line end.
+   */
   public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new ShardwiseCli());
+    cli.setOut(new PrintWriter(new java.io.OutputStreamWriter(System.out, java.nio.charset.Charset.defaultCharset()),
+        true));
+    cli.setErr(new PrintWriter(new java.io.OutputStreamWriter(System.err, java.nio.charset.Charset.defaultCharset()),
+        true));
     cli.setExecutionExceptionHandler((e, line, parsed) -> {
       line.getErr().println("shardwise: " + e.getMessage());
+      line.getErr().flush();
       return e instanceof ReshardingException || e instanceof IllegalArgumentException ? 2 : 1;
     });
     return cli;
+  }
+
+  /** {@code --version}: the version the build wrote into {@code version.properties}, and the JVM's. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() throws java.io.IOException {
+      java.util.Properties p = new java.util.Properties();
+      try (java.io.InputStream in = ShardwiseCli.class.getResourceAsStream("version.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      }
+      return new String[] {"shardwise " + p.getProperty("version", "(unknown version)"),
+          "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"};
+    }
   }
 
   /** How to log in to the databases, and any other Shardwise setting; the same for every command that connects. */
@@ -125,7 +159,9 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "reshard", mixinStandardHelpOptions = true, description = "Moves buckets between shards online.",
+  @Command(name = "reshard", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard plan --help"},
+      description = "Moves buckets between shards online.",
       subcommands = {Plan.class, Start.class, Resume.class, Status.class, Verify.class, SwitchReads.class,
           SwitchWrites.class, Rollback.class, Complete.class, Cancel.class})
   static final class Reshard {
@@ -137,7 +173,8 @@ public final class ShardwiseCli {
    * (the same SQL a start with {@code shardwise.ddl = validate} prints when something is missing).
    * Connects to nothing.
    */
-  @Command(name = "ddl", mixinStandardHelpOptions = true,
+  @Command(name = "ddl", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise ddl --role app --global-index Customer.email=com.example.Customer"},
       description = "Prints the SQL that creates Shardwise's own tables and grants the application's role what it"
           + " needs, per database; connects to nothing.")
   static final class Ddl implements Callable<Integer> {
@@ -183,7 +220,9 @@ public final class ShardwiseCli {
    * failing shard and says what to do; running it again continues where each shard is. The shards
    * come from the control database ({@code --control-url}) or are listed ({@code --shard s0=URL ...}).
    */
-  @Command(name = "migrate", mixinStandardHelpOptions = true,
+  @Command(name = "migrate", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise migrate --control-url $URL"
+          + " --locations filesystem:db/migration   (--status: changes nothing)"},
       description = "Applies the migration scripts to every shard primary (Flyway), or shows each shard's version.")
   static final class Migrate implements Callable<Integer> {
     @Option(names = "--control-url", description = "JDBC URL of the control database, whose shard map lists the"
@@ -278,6 +317,18 @@ public final class ShardwiseCli {
       return spec.commandLine().getOut();
     }
 
+    @Override
+    public final Integer call() {
+      try {
+        return run();
+      } finally {
+        out().flush();
+      }
+    }
+
+    /** The command; what it prints goes to {@link #out()}, flushed when it returns. */
+    abstract int run();
+
     /** A live progress bar on one line, redrawn; messages on lines of their own. */
     Consumer<ReshardProgress> bar() {
       PrintWriter out = out();
@@ -300,25 +351,31 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "plan", description = "Shows what a move would do (buckets, tables, rows, bytes); changes nothing.")
+  @Command(name = "plan", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard plan --control-url $URL --from s0 --to s1"
+          + " --buckets 0-99 --table purchase_order:merchant_id:long"},
+      description = "Shows what a move would do (buckets, tables, rows, bytes); changes nothing.")
   static final class Plan extends Step {
     @Mixin
     MoveOptions move = new MoveOptions();
 
     @Override
-    public Integer call() {
+    int run() {
       out().print(connection.resharding().plan(move.request()).describe());
       return 0;
     }
   }
 
-  @Command(name = "start", description = "Starts a move and runs it to VERIFIED: copy, catch-up, verification.")
+  @Command(name = "start", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard start --control-url $URL --from s0 --to s1"
+          + " --buckets 0-99 --table purchase_order:merchant_id:long"},
+      description = "Starts a move and runs it to VERIFIED: copy, catch-up, verification.")
   static final class Start extends Step {
     @Mixin
     MoveOptions move = new MoveOptions();
 
     @Override
-    public Integer call() {
+    int run() {
       ReshardWorkflow w = connection.resharding().start(move.request(), bar());
       out().println();
       out().println(w + (w.lastError() == null ? "" : "\n" + w.lastError()));
@@ -326,13 +383,15 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "resume", description = "Continues a move from its recorded phase (after a crash).")
+  @Command(name = "resume", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard resume --control-url $URL mv1a2b3c4d"},
+      description = "Continues a move from its recorded phase (after a crash).")
   static final class Resume extends Step {
     @Parameters(paramLabel = "WORKFLOW")
     String id;
 
     @Override
-    public Integer call() {
+    int run() {
       ReshardWorkflow w = connection.resharding().resume(id, bar());
       out().println();
       out().println(w);
@@ -340,16 +399,23 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "status", description = "Shows a move (objects it created, catch-up lag) or lists all moves.")
+  @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard status"
+          + " --control-url $URL mv1a2b3c4d   (without WORKFLOW: every move)"},
+      description = "Shows a move (objects it created, catch-up lag) or lists all moves.")
   static final class Status extends Step {
     @Parameters(paramLabel = "WORKFLOW", arity = "0..1")
     String id;
 
     @Override
-    public Integer call() {
+    int run() {
       Resharding moves = connection.resharding();
       if (id == null) {
-        moves.workflows().forEach(w -> out().println(w));
+        List<ReshardWorkflow> all = moves.workflows();
+        all.forEach(w -> out().println(w));
+        if (all.isEmpty()) {
+          out().println("No moves are recorded in the control database.");
+        }
       } else {
         out().print(moves.status(id).describe());
       }
@@ -357,13 +423,15 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "verify", description = "Compares source and target bucket by bucket; lists differing keys.")
+  @Command(name = "verify", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard verify --control-url $URL mv1a2b3c4d"},
+      description = "Compares source and target bucket by bucket; lists differing keys.")
   static final class Verify extends Step {
     @Parameters(paramLabel = "WORKFLOW")
     String id;
 
     @Override
-    public Integer call() {
+    int run() {
       VerificationReport report = connection.resharding().verify(id, bar());
       out().println();
       out().print(report.describe());
@@ -371,33 +439,40 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "switch-reads", description = "Serves reads of the moving buckets from the target.")
+  @Command(name = "switch-reads", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard switch-reads --control-url $URL mv1a2b3c4d"},
+      description = "Serves reads of the moving buckets from the target.")
   static final class SwitchReads extends Step {
     @Parameters(paramLabel = "WORKFLOW")
     String id;
 
     @Override
-    public Integer call() {
+    int run() {
       out().println(connection.resharding().switchReads(id));
       return 0;
     }
   }
 
-  @Command(name = "switch-writes", description = "Hands the buckets to the target, pausing their writes at most"
+  @Command(name = "switch-writes", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard switch-writes --control-url $URL mv1a2b3c4d"
+          + " --set shardwise.reshard.pause_limit_ms=100"},
+      description = "Hands the buckets to the target, pausing their writes at most"
       + " shardwise.reshard.pause_limit_ms; abandons the switch (writes stay on the source) if that is not enough.")
   static final class SwitchWrites extends Step {
     @Parameters(paramLabel = "WORKFLOW")
     String id;
 
     @Override
-    public Integer call() {
+    int run() {
       SwitchResult result = connection.resharding().switchWrites(id);
       out().println(result.describe());
       return result.switched() ? 0 : 4;
     }
   }
 
-  @Command(name = "rollback", description = "Returns the reads of the moving buckets to the source; after"
+  @Command(name = "rollback", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard rollback --control-url $URL mv1a2b3c4d"},
+      description = "Returns the reads of the moving buckets to the source; after"
       + " switch-writes also their writes, once the source has applied every write the target accepted (pausing them"
       + " at most shardwise.reshard.pause_limit_ms; exit 4 if abandoned, writes stay on the target).")
   static final class Rollback extends Step {
@@ -405,7 +480,7 @@ public final class ShardwiseCli {
     String id;
 
     @Override
-    public Integer call() {
+    int run() {
       Resharding moves = connection.resharding();
       ReshardPhase phase = workflow(moves).map(ReshardWorkflow::phase).orElse(null);
       if (phase != ReshardPhase.WRITES_SWITCHED && phase != ReshardPhase.ROLLING_BACK_WRITES) {
@@ -423,13 +498,15 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "complete", description = "Deletes the moved rows from the source and drops what the move created.")
+  @Command(name = "complete", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard complete --control-url $URL mv1a2b3c4d"},
+      description = "Deletes the moved rows from the source and drops what the move created.")
   static final class Complete extends Step {
     @Parameters(paramLabel = "WORKFLOW")
     String id;
 
     @Override
-    public Integer call() {
+    int run() {
       ReshardWorkflow w = connection.resharding().complete(id, bar());
       out().println();
       out().println(w);
@@ -437,13 +514,15 @@ public final class ShardwiseCli {
     }
   }
 
-  @Command(name = "cancel", description = "Abandons a move before its write switch, dropping everything it created.")
+  @Command(name = "cancel", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      footer = {"%nExample:", "  shardwise reshard cancel --control-url $URL mv1a2b3c4d"},
+      description = "Abandons a move before its write switch, dropping everything it created.")
   static final class Cancel extends Step {
     @Parameters(paramLabel = "WORKFLOW")
     String id;
 
     @Override
-    public Integer call() {
+    int run() {
       out().println(connection.resharding().cancel(id));
       return 0;
     }

@@ -244,6 +244,24 @@ public final class ShardwiseSettings {
   public static final String CONTROL_ROUTER_LEASE = "shardwise.control.router_lease_ms";
 
   /**
+   * How long a statement on a connection Shardwise opens to the control database (the shard map,
+   * its DDL, an online move's records and its staged map change) waits for a lock (ms, default
+   * 5000); also the lock timeout of an online move's own connections to the shards. A timeout fails
+   * with a message naming what holds the lock (a prepared transaction by its gid) and what to do.
+   */
+  public static final String CONTROL_LOCK_TIMEOUT = "shardwise.control.lock_timeout_ms";
+
+  /** How long one statement on a connection Shardwise opens to the control database may run (ms, default 30000). */
+  public static final String CONTROL_STATEMENT_TIMEOUT = "shardwise.control.statement_timeout_ms";
+
+  /**
+   * Online resharding: how long one statement of a move on a shard may run (ms, default 3600000: an
+   * index build, a bucket's checksum or a batch of deletes on a large table); its lock waits are
+   * bounded by {@link #CONTROL_LOCK_TIMEOUT}.
+   */
+  public static final String RESHARD_STATEMENT_TIMEOUT = "shardwise.reshard.statement_timeout_ms";
+
+  /**
    * Online resharding: the longest writes to the moving buckets may pause at the write switch (ms,
    * default 100). If in-flight transactions do not finish, or the target does not catch up, within
    * it, the switch is abandoned and writes go on at the source.

@@ -65,9 +65,16 @@ public final class ShardwiseConfig {
    * @param deleteBatchRows rows per delete transaction when a move completes
    * @param fenceGraceMs with the router lease off only: the wait before the copy, and how long the source's fences
    *     outlive the write switch
+   * @param statementTimeoutMs the statement timeout of a move's connections to the shards
    */
   public record Resharding(long pauseLimitMs, long maxSwitchLagBytes, int verifyThreads, int deleteBatchRows,
-      long fenceGraceMs) {}
+      long fenceGraceMs, long statementTimeoutMs) {}
+
+  /**
+   * The server-side timeouts of the connections Shardwise opens to the control database
+   * ({@code shardwise.control.lock_timeout_ms}, {@code statement_timeout_ms}).
+   */
+  public record ControlTimeouts(long lockTimeoutMs, long statementTimeoutMs) {}
 
   /**
    * Schema migrations on every shard ({@code shardwise.migrations.*}).
@@ -154,6 +161,7 @@ public final class ShardwiseConfig {
   private final SnowflakeSettings snowflake;
   private final long controlVersionCheckIntervalMs;
   private final long routerLeaseMs;
+  private final ControlTimeouts controlTimeouts;
   private final Resharding resharding;
   private final NodeTimeouts primaryTimeouts;
   private final int breakerFailureThreshold;
@@ -195,6 +203,7 @@ public final class ShardwiseConfig {
     this.controlVersionCheckIntervalMs = p.controlVersionCheckIntervalMs;
     this.routerLeaseMs = p.routerLeaseMs;
     this.resharding = p.resharding;
+    this.controlTimeouts = p.controlTimeouts;
     this.unitName = p.unitName;
     this.staticMap = p.staticMap;
     this.controlUrl = p.controlUrl;
@@ -275,6 +284,17 @@ public final class ShardwiseConfig {
    */
   public long routerLeaseMs() {
     return routerLeaseMs;
+  }
+
+  /** The timeouts of Shardwise's own connections to the control database. */
+  public ControlTimeouts controlDatabaseTimeouts() {
+    return controlTimeouts;
+  }
+
+  /** The control database, its connections under {@link #controlDatabaseTimeouts()}; null without a control URL. */
+  public io.shardwise.hibernate.routing.ControlDatabase controlDatabase() {
+    return controlUrl == null ? null : new io.shardwise.hibernate.routing.ControlDatabase(controlUrl, user, password)
+        .withTimeouts(controlTimeouts.lockTimeoutMs(), controlTimeouts.statementTimeoutMs());
   }
 
   /** Online resharding settings. */
@@ -468,6 +488,7 @@ public final class ShardwiseConfig {
     long controlVersionCheckIntervalMs;
     long routerLeaseMs;
     Resharding resharding;
+    ControlTimeouts controlTimeouts;
     NodeTimeouts primaryTimeouts;
     int breakerFailureThreshold;
     int bulkheadMaxConcurrent;
@@ -592,7 +613,10 @@ public final class ShardwiseConfig {
           intSetting(ShardwiseSettings.RESHARD_MAX_SWITCH_LAG, 16 << 20, 0, Integer.MAX_VALUE),
           intSetting(ShardwiseSettings.RESHARD_VERIFY_THREADS, 4, 1, 64),
           intSetting(ShardwiseSettings.RESHARD_DELETE_BATCH, 5000, 1, 1_000_000),
-          intSetting(ShardwiseSettings.RESHARD_FENCE_GRACE, 5000, 0, 86_400_000));
+          intSetting(ShardwiseSettings.RESHARD_FENCE_GRACE, 5000, 0, 86_400_000),
+          intSetting(ShardwiseSettings.RESHARD_STATEMENT_TIMEOUT, 3_600_000, 1, 86_400_000));
+      controlTimeouts = new ControlTimeouts(intSetting(ShardwiseSettings.CONTROL_LOCK_TIMEOUT, 5000, 1, 3_600_000),
+          intSetting(ShardwiseSettings.CONTROL_STATEMENT_TIMEOUT, 30_000, 1, 86_400_000));
       timeouts();
       breakerFailureThreshold = intSetting(ShardwiseSettings.BREAKER_FAILURE_THRESHOLD, 3, 1, 1000);
       breakerOpenMs = intSetting(ShardwiseSettings.BREAKER_OPEN_MS, 1000, 10, 600_000);
@@ -937,7 +961,9 @@ public final class ShardwiseConfig {
         ShardwiseSettings.CONTROL_ROUTER_LEASE,
         ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
         ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
-        ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
+        ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.RESHARD_STATEMENT_TIMEOUT,
+        ShardwiseSettings.CONTROL_LOCK_TIMEOUT, ShardwiseSettings.CONTROL_STATEMENT_TIMEOUT,
+        ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
         ShardwiseSettings.BULKHEAD_MAX_CONCURRENT,
         ShardwiseSettings.BREAKER_OPEN_MS, ShardwiseSettings.IDS_DEFAULT, ShardwiseSettings.IDS_GENERATED,
         ShardwiseSettings.HOTSPOTS_ENABLED,

@@ -3,8 +3,8 @@ package io.shardwise.hibernate.routing;
 import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.ShardwiseDdl;
-import io.shardwise.hibernate.internal.jdbc.LockedDdl;
 import io.shardwise.hibernate.internal.jdbc.OwnObjects;
+import io.shardwise.hibernate.internal.jdbc.ServerTimeouts;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -62,9 +62,20 @@ public final class ControlDatabase {
   /** The channel of the notification sent on every change; its payload is the new version. */
   public static final String CHANNEL = "shardwise_shard_map";
 
+  /**
+   * The timeouts of every connection this class opens unless {@link #withTimeouts} says otherwise
+   * ({@code shardwise.control.lock_timeout_ms} and {@code statement_timeout_ms}'s defaults).
+   */
+  public static final long DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+
+  public static final long DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+  private static final String TIMEOUT_SETTINGS = "shardwise.control.lock_timeout_ms, statement_timeout_ms";
+
   private final String jdbcUrl;
   private final String user;
   private final String password;
+  private final ServerTimeouts timeouts;
 
   /**
    * @param jdbcUrl a PostgreSQL JDBC URL, e.g. {@code jdbc:postgresql://control:5432/shardwise}
@@ -79,6 +90,24 @@ public final class ControlDatabase {
     this.jdbcUrl = jdbcUrl;
     this.user = user;
     this.password = password;
+    this.timeouts = new ServerTimeouts(DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, TIMEOUT_SETTINGS);
+  }
+
+  private ControlDatabase(ControlDatabase base, ServerTimeouts timeouts) {
+    this.jdbcUrl = base.jdbcUrl;
+    this.user = base.user;
+    this.password = base.password;
+    this.timeouts = timeouts;
+  }
+
+  /**
+   * The same control database, whose connections wait at most {@code lockTimeoutMs} for a lock and
+   * run a statement at most {@code statementTimeoutMs} (server-side {@code lock_timeout} and
+   * {@code statement_timeout}; both at least 1). A statement that exceeds one fails with
+   * {@link ControlDatabaseException} naming what held the lock (a prepared transaction by its gid).
+   */
+  public ControlDatabase withTimeouts(long lockTimeoutMs, long statementTimeoutMs) {
+    return new ControlDatabase(this, new ServerTimeouts(lockTimeoutMs, statementTimeoutMs, TIMEOUT_SETTINGS));
   }
 
   /** The URL with its credentials masked, for messages and logs. */
@@ -92,13 +121,14 @@ public final class ControlDatabase {
 
   /**
    * Creates the {@code shardwise} schema and its tables unless they exist; safe to call every start.
-   * Needs {@code CREATE} on the database; without it, an administrator runs
+   * Reads the catalog first and runs DDL only when something is missing, so a complete schema is
+   * never locked (DDL would queue behind any transaction holding the map's rows, a prepared one
+   * included). Needs {@code CREATE} on the database; without it, an administrator runs
    * {@code ShardwiseDdl.Feature.SHARD_MAP.script(role)} once instead.
    */
   public void createSchema() {
-    inTransaction("create the shardwise schema", c -> {
-      LockedDdl.runInTransaction(c, "shardwise.shard_map",
-          ShardwiseDdl.Feature.SHARD_MAP.statements().toArray(String[]::new));
+    withConnection("create the shardwise schema", "shardwise-control", c -> {
+      OwnObjects.ensure(c, true, "the control database", ShardwiseDdl.Feature.SHARD_MAP);
       return null;
     });
   }
@@ -152,10 +182,19 @@ public final class ControlDatabase {
     }
   }
 
-  /** Every registered router, live or not, by id; routers remove their row when they close. */
+  /**
+   * Every registered router, live or not, by id; routers remove their row when they close. Empty
+   * when the table of router leases does not exist (no router with a lease ever ran).
+   */
   public List<RouterLease> routers() {
     return withConnection("list the routers", "shardwise-control", c -> {
       List<RouterLease> routers = new ArrayList<>();
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+          "SELECT to_regclass('shardwise.router') IS NULL")) {
+        if (rs.next() && rs.getBoolean(1)) {
+          return routers;
+        }
+      }
       try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, host, pid, unit, version,"
           + " lease_ms, (extract(epoch FROM clock_timestamp() - last_seen) * 1000)::bigint FROM shardwise.router"
           + " ORDER BY id")) {
@@ -454,6 +493,30 @@ public final class ControlDatabase {
     });
   }
 
+  /**
+   * Rolls back the prepared transaction {@code preparedName} if it exists and no session connected
+   * to the control database carries one of {@code holderApplicationNames} (the process that staged
+   * it is gone: its connection closed with it); returns true if it was rolled back.
+   */
+  public boolean abortStagedOfDeadProcess(String preparedName, List<String> holderApplicationNames) {
+    return withConnection("abort a staged assignment", "shardwise-control", c -> {
+      try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE gid = ?"
+          + " AND database = current_database()), EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname ="
+          + " current_database() AND application_name = ANY (?))")) {
+        ps.setString(1, preparedName);
+        ps.setArray(2, c.createArrayOf("text", holderApplicationNames.toArray()));
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (!rs.getBoolean(1) || rs.getBoolean(2)) {
+            return false;
+          }
+        }
+      }
+      rollbackPrepared(c, preparedName);
+      return true;
+    });
+  }
+
   private static void rollbackPrepared(Connection c, String preparedName) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_prepared_xacts WHERE gid = ? AND database = "
         + "current_database()")) {
@@ -660,7 +723,8 @@ public final class ControlDatabase {
     Properties options = new Properties();
     options.putAll(extra);
     options.putIfAbsent("connectTimeout", "10");
-    return DriverConnections.open(jdbcUrl, user, password, applicationName, options);
+    options.putIfAbsent("socketTimeout", Long.toString(timeouts.socketTimeoutSeconds()));
+    return timeouts.appliedTo(DriverConnections.open(jdbcUrl, user, password, applicationName, options));
   }
 
   /** The whole map in one REPEATABLE READ snapshot, or null if none is stored; leaves autocommit on. */
@@ -867,7 +931,11 @@ public final class ControlDatabase {
 
   private <T> T withConnection(String operation, String applicationName, SqlWork<T> work) {
     try (Connection c = connect(applicationName, new Properties())) {
-      return work.apply(c);
+      try {
+        return work.apply(c);
+      } catch (SQLException e) {
+        throw timeouts.explain(c, e);
+      }
     } catch (SQLException e) {
       String hint = switch (String.valueOf(e.getSQLState())) {
         case "42P01", "3F000" -> " The shardwise schema is missing: call createSchema() first.";

@@ -25,18 +25,80 @@ final class ChildJvm {
   /** What the child did: its exit code and everything it printed (standard output and error). */
   record Result(int exitCode, String output) {}
 
-  static Result run(Duration limit, List<String> jvmOptions, String mainClass, List<String> args) throws IOException,
-      InterruptedException {
+  private static List<String> command(List<String> jvmOptions, String mainClass, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-cp", System.getProperty("java.class.path")));
     command.addAll(jvmOptions);
     command.add(mainClass);
     command.addAll(args);
+    return command;
+  }
+
+  private static Process start(List<String> command, Path log) throws IOException {
+    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+  }
+
+  /** A child started by {@link #start}, to be killed by the test; closing it kills it if it still runs. */
+  static final class Running implements AutoCloseable {
+    private final Process process;
+    private final Path log;
+
+    private Running(Process process, Path log) {
+      this.process = process;
+      this.log = log;
+    }
+
+    /** Waits until the child prints a line containing {@code text}; fails with its output if it exits or the limit passes. */
+    void awaitOutput(String text, Duration limit) throws IOException, InterruptedException {
+      long deadline = System.nanoTime() + limit.toNanos();
+      while (!output().contains(text)) {
+        if (!process.isAlive() || System.nanoTime() > deadline) {
+          throw new AssertionError("The child JVM " + (process.isAlive() ? "did not print '" + text + "' within "
+              + limit.toSeconds() + " s" : "exited " + process.exitValue() + " before printing '" + text + "'")
+              + "; its output:\n" + tail(output()));
+        }
+        Thread.sleep(20);
+      }
+    }
+
+    /** SIGKILL (what {@code destroyForcibly} sends on Linux): no shutdown hook, no cleanup; returns once it is gone. */
+    void kill9() throws InterruptedException {
+      process.destroyForcibly();
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        throw new AssertionError("The child JVM " + process.pid() + " outlived kill -9 for 10 s");
+      }
+    }
+
+    String output() throws IOException {
+      return Files.readString(log, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      Files.deleteIfExists(log);
+    }
+  }
+
+  /** Starts a child JVM and returns at once; the caller kills it (or closes it). */
+  static Running start(List<String> jvmOptions, String mainClass, List<String> args) throws IOException {
+    Path log = Files.createTempFile("shardwise-child-jvm-", ".log");
+    return new Running(start(command(jvmOptions, mainClass, args), log), log);
+  }
+
+  private static String tail(String output) {
+    return output.length() <= 4000 ? output : "..." + output.substring(output.length() - 4000);
+  }
+
+  static Result run(Duration limit, List<String> jvmOptions, String mainClass, List<String> args) throws IOException,
+      InterruptedException {
+    List<String> command = command(jvmOptions, mainClass, args);
     Path log = Files.createTempFile("shardwise-child-jvm-", ".log");
     try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+      Process p = start(command, log);
       boolean exited = false;
       try {
         exited = p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
@@ -55,7 +117,7 @@ final class ChildJvm {
       if (!exited) {
         throw new AssertionError("The child JVM " + mainClass + " " + String.join(" ", args) + " did not exit within "
             + limit.toSeconds() + " s and was killed (alive now: " + p.isAlive() + "); its last output:\n"
-            + (output.length() <= 4000 ? output : "..." + output.substring(output.length() - 4000)));
+            + tail(output));
       }
       return new Result(p.exitValue(), output);
     } finally {

@@ -1,5 +1,7 @@
 package io.shardwise.hibernate.resharding;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.routing.BucketStrategy;
@@ -183,5 +185,17 @@ final class MoveFixture {
   static Map<String, Object> settings(PostgresTopology pg, String database) {
     return Map.of("shardwise.control.url", controlUrl(pg, database), "shardwise.user", "postgres",
         "shardwise.reshard.fence_grace_ms", "0", "shardwise.reshard.pause_limit_ms", PAUSE_LIMIT_MS);
+  }
+
+  /** No slot, publication, subscription or fence trigger of a move is left on either shard. */
+  static void assertNothingLeft(String s0, String s1) throws SQLException {
+    assertEquals(List.of(), strings(s0, "SELECT slot_name FROM pg_replication_slots"));
+    assertEquals(List.of(), strings(s1, "SELECT slot_name FROM pg_replication_slots"));
+    assertEquals(List.of(), strings(s0, "SELECT pubname FROM pg_publication"));
+    assertEquals(List.of(), strings(s1, "SELECT subname FROM pg_subscription"));
+    assertEquals(List.of(), strings(s1, "SELECT pubname FROM pg_publication"));
+    assertEquals(List.of(), strings(s0, "SELECT subname FROM pg_subscription"));
+    assertEquals(List.of(), strings(s0, "SELECT tgname FROM pg_trigger WHERE tgname = 'shardwise_fence'"));
+    assertEquals(List.of(), strings(s1, "SELECT tgname FROM pg_trigger WHERE tgname = 'shardwise_fence'"));
   }
 }

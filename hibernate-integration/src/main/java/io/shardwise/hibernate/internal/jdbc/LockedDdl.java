@@ -11,9 +11,23 @@ import java.sql.Statement;
  * second fails on the catalog's unique index. Each piece of DDL here runs under a transaction-scoped
  * PostgreSQL advisory lock named after what it creates, so concurrent creators take turns and the
  * later ones find everything in place.
+ *
+ * <p>DDL waits at most {@value #LOCK_TIMEOUT_MS} ms for a lock (the advisory lock, and the table
+ * locks the DDL needs: a table in use by a long or prepared transaction cannot be altered) and runs
+ * at most {@value #STATEMENT_TIMEOUT_MS} ms per statement; a timeout fails with the holders named.
+ * Callers read the catalog first and run DDL only for what is missing.
  */
 public final class LockedDdl {
   private LockedDdl() {}
+
+  /** How long DDL waits for a lock (ms). */
+  public static final long LOCK_TIMEOUT_MS = 10_000;
+
+  /** How long one DDL statement may run (ms). */
+  public static final long STATEMENT_TIMEOUT_MS = 60_000;
+
+  private static final ServerTimeouts TIMEOUTS = new ServerTimeouts(LOCK_TIMEOUT_MS, STATEMENT_TIMEOUT_MS,
+      "LockedDdl's fixed limits for Shardwise's own DDL");
 
   /**
    * Runs {@code statements} in a transaction of its own on {@code c}, under the advisory lock
@@ -26,7 +40,10 @@ public final class LockedDdl {
     try {
       runInTransaction(c, lockName, statements);
       c.commit();
-    } catch (SQLException | RuntimeException e) {
+    } catch (SQLException e) {
+      c.rollback();
+      throw TIMEOUTS.explain(c, e);
+    } catch (RuntimeException e) {
       c.rollback();
       throw e;
     } finally {
@@ -44,11 +61,12 @@ public final class LockedDdl {
       throw new IllegalStateException("LockedDdl.runInTransaction needs an open transaction: in auto-commit mode"
           + " the advisory lock on '" + lockName + "' would be released before the DDL runs");
     }
-    // schema changes are not point lookups: neither the pool's statement, lock and socket timeouts
-    // nor its idle-in-transaction limit apply (the pool restores its socket timeout on return)
-    c.setNetworkTimeout(Runnable::run, 0);
+    // schema changes are not point lookups: the pool's statement, lock and socket timeouts give way
+    // to DDL's own (the pool restores its socket timeout on return)
+    c.setNetworkTimeout(Runnable::run, (int) (TIMEOUTS.socketTimeoutSeconds() * 1000));
     try (Statement s = c.createStatement()) {
-      s.execute("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0");
+      s.execute("SET LOCAL statement_timeout = " + STATEMENT_TIMEOUT_MS + "; SET LOCAL lock_timeout = "
+          + LOCK_TIMEOUT_MS);
     }
     try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))")) {
       lock.setString(1, "shardwise.ddl:" + lockName);

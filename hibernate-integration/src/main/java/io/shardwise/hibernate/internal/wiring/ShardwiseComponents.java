@@ -150,7 +150,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     if (config.controlUrl() == null) {
       return new ShardwiseComponents(config, null, new StaticShardMapSource(config.staticMap()));
     }
-    ControlDatabase control = new ControlDatabase(config.controlUrl(), config.user(), config.password());
+    ControlDatabase control = config.controlDatabase();
     if (config.ddlCreate()) {
       control.createSchema();
     } else {

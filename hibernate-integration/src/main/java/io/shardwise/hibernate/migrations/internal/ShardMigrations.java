@@ -14,7 +14,7 @@ public final class ShardMigrations {
   /** Without a session factory: the shards of the configured map, or of the control database's current map. */
   public static Migrations standalone(ShardwiseConfig config) {
     Supplier<ShardMap> maps = config.controlUrl() == null ? config::staticMap
-        : () -> new ControlDatabase(config.controlUrl(), config.user(), config.password()).load();
+        : () -> config.controlDatabase().load();
     return of(config, maps, () -> { });
   }
 

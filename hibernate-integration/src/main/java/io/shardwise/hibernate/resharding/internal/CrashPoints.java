@@ -5,11 +5,19 @@ import java.util.function.Consumer;
 /**
  * A test hook at the points of a move where a crash of the mover matters. With the system property
  * {@value #PROPERTY} set to a point's name, the JVM halts there (no shutdown hook, no cleanup: a
- * process death); a test in the same JVM may install a hook instead. Not for production use.
+ * process death); with {@value #PAUSE_PROPERTY}, it prints {@code shardwise: paused at POINT} and
+ * waits there, for a test to kill it from outside ({@code kill -9}); a test in the same JVM may
+ * install a hook instead. Not for production use.
  */
 public final class CrashPoints {
   /** The system property naming the point at which to halt the JVM. */
   public static final String PROPERTY = "shardwise-test.reshard.crash_at";
+
+  /** The system property naming the point at which to wait, printing {@value #PAUSED}{@code POINT}, until killed. */
+  public static final String PAUSE_PROPERTY = "shardwise-test.reshard.pause_at";
+
+  /** What a paused mover prints, followed by the point's name. */
+  public static final String PAUSED = "shardwise: paused at ";
 
   /** Where a crash may be injected. */
   public enum Point {
@@ -32,6 +40,17 @@ public final class CrashPoints {
       System.err.println("shardwise: crash injected at " + point + " (" + PROPERTY + ")");
       System.err.flush();
       Runtime.getRuntime().halt(86);
+    }
+    if (point.name().equals(System.getProperty(PAUSE_PROPERTY))) {
+      System.out.println(PAUSED + point);
+      System.out.flush();
+      while (true) {
+        try {
+          Thread.sleep(60_000);
+        } catch (InterruptedException e) {
+          // only a kill ends the wait
+        }
+      }
     }
   };
 

@@ -3,6 +3,8 @@ package io.shardwise.hibernate.resharding.internal;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
+import io.shardwise.hibernate.internal.jdbc.ServerTimeouts;
+import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.resharding.BucketRanges;
 import io.shardwise.hibernate.resharding.ReshardObject;
 import io.shardwise.hibernate.resharding.ReshardPhase;
@@ -69,6 +71,8 @@ public final class Mover implements Resharding {
   private final ShardwiseConfig.Resharding settings;
   private final long routerLeaseMs;
   private final Supplier<List<ReshardTable>> modelTables;
+  /** The timeouts of the move's own connections to the shards. */
+  private final ServerTimeouts shardTimeouts;
 
   /**
    * @param modelTables the tables of the entity model, used when a request names none (empty when
@@ -79,18 +83,29 @@ public final class Mover implements Resharding {
       throw new ReshardingException("Online resharding needs the shard map in a control database: set "
           + io.shardwise.hibernate.ShardwiseSettings.CONTROL_URL + " (persistence unit '" + config.unitName() + "')");
     }
-    this.control = new ControlDatabase(config.controlUrl(), config.user(), config.password());
-    this.store = new WorkflowStore(config.controlUrl(), config.user(), config.password());
+    this.control = config.controlDatabase();
+    ShardwiseConfig.ControlTimeouts timeouts = config.controlDatabaseTimeouts();
+    this.store = new WorkflowStore(config.controlUrl(), config.user(), config.password(), new ServerTimeouts(
+        timeouts.lockTimeoutMs(), timeouts.statementTimeoutMs(), ShardwiseSettings.CONTROL_LOCK_TIMEOUT + ", "
+        + ShardwiseSettings.CONTROL_STATEMENT_TIMEOUT));
+    this.shardTimeouts = new ServerTimeouts(timeouts.lockTimeoutMs(), config.resharding().statementTimeoutMs(),
+        ShardwiseSettings.CONTROL_LOCK_TIMEOUT + ", " + ShardwiseSettings.RESHARD_STATEMENT_TIMEOUT);
     this.user = config.user();
     this.password = config.password();
     this.settings = config.resharding();
     this.routerLeaseMs = config.routerLeaseMs();
     this.modelTables = modelTables;
-    control.createSchema();
-    if (routerLeaseMs > 0) {
-      control.prepareRouterTable(true);
+    // opening runs no DDL by default: DDL on the map's tables would queue behind any transaction holding
+    // their rows, such as the staged map change of a mover that died in a write switch, which only the
+    // commands below settle; with shardwise.ddl = create, what is missing is created (the catalog is read first)
+    if (config.ddlCreate()) {
+      control.createSchema();
+      if (routerLeaseMs > 0) {
+        control.prepareRouterTable(true);
+      }
+    } else {
+      control.checkSchema();
     }
-    store.createSchema();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -257,6 +272,7 @@ public final class Mover implements Resharding {
     plan.warnings().stream().filter(w -> w.startsWith("the target already holds")).findFirst().ifPresent(w -> {
       throw new ReshardingException("Refused to start the move: " + w);
     });
+    store.createSchema();   // the moves' records, made by the first start
     List<String> active = store.activeTouching(request.source(), request.target());
     if (!active.isEmpty()) {
       throw new ReshardingException("Refused to start a move between '" + request.source() + "' and '"
@@ -279,6 +295,7 @@ public final class Mover implements Resharding {
 
   @Override
   public ReshardWorkflow resume(String id, Consumer<ReshardProgress> progress) {
+    settleStaged(id);
     for (int step = 0; step < 10; step++) {
       ReshardWorkflow w = store.load(id);
       try {
@@ -568,7 +585,7 @@ public final class Mover implements Resharding {
 
   @Override
   public ReshardWorkflow rollback(String id) {
-    ReshardWorkflow w = store.load(id);
+    ReshardWorkflow w = settleStaged(id);
     if (w.phase() == ReshardPhase.WRITES_SWITCHED || w.phase() == ReshardPhase.ROLLING_BACK_WRITES) {
       SwitchResult result = rollbackWrites(id);
       if (!result.switched()) {
@@ -607,7 +624,7 @@ public final class Mover implements Resharding {
       }
       setUpReverse(w, map, source, target);
       store.startSwitch(id, w.phase());
-      try (Connection controlConnection = control.openConnection("shardwise-reshard-" + id + "-switch")) {
+      try (Connection controlConnection = control.openConnection(switchConnectionName(id, "switch"))) {
         warmFreezeStatements(id, source, target, controlConnection);
         // the map change is validated and staged now (a prepared transaction where the control database allows it)
         Map<Integer, String> owners = new TreeMap<>();
@@ -799,6 +816,32 @@ public final class Mover implements Resharding {
     return "shardwise-switch-" + w.id();
   }
 
+  /**
+   * Rolls back the staged map change of {@code id}'s write switch (or its rollback) if a mover that
+   * died left it prepared, and returns the move's record. The change is still prepared only if it was
+   * never committed (the record says {@code switched} only after the commit), so rolling it back
+   * loses nothing; {@code resume} or {@code cancel} then finish or undo the switch from the fences.
+   * A change whose mover is still connected (a switch in progress) is left alone. What {@code status},
+   * {@code resume}, {@code cancel} and {@code rollback} do first: the prepared transaction holds the
+   * map's rows, so every change of the map would wait behind it.
+   */
+  private ReshardWorkflow settleStaged(String id) {
+    ReshardWorkflow w = store.load(id);
+    if (w.phase() == ReshardPhase.SWITCHING_WRITES || w.phase() == ReshardPhase.ROLLING_BACK_WRITES) {
+      if (control.abortStagedOfDeadProcess(stagedName(w), List.of(switchConnectionName(w.id(), "switch"),
+          switchConnectionName(w.id(), "rollback")))) {
+        LOG.log(System.Logger.Level.WARNING, "move " + id + ": rolled back the staged shard map change "
+            + stagedName(w) + " left prepared by a mover that died in phase " + w.phase());
+      }
+    }
+    return w;
+  }
+
+  /** The application name of the control-database connection a write switch (or its rollback) holds while it runs. */
+  private static String switchConnectionName(String id, String kind) {
+    return "shardwise-reshard-" + id + "-" + kind;
+  }
+
   /** After a crash during a write switch: finish it if the source was fenced, else undo it. */
   private void recoverSwitch(ReshardWorkflow w) throws SQLException {
     control.abortStaged(stagedName(w));   // a staged map change the dead mover did not commit
@@ -886,7 +929,7 @@ public final class Mover implements Resharding {
 
   @Override
   public SwitchResult rollbackWrites(String id) {
-    ReshardWorkflow w = store.load(id);
+    ReshardWorkflow w = settleStaged(id);
     if (w.phase() == ReshardPhase.ROLLING_BACK_WRITES) {
       try {
         recoverRollback(w);
@@ -908,7 +951,7 @@ public final class Mover implements Resharding {
             + " cannot be returned. Complete the move, or move the buckets back with a new move.");
       }
       store.setPhase(id, ReshardPhase.ROLLING_BACK_WRITES);
-      try (Connection controlConnection = control.openConnection("shardwise-reshard-" + id + "-rollback")) {
+      try (Connection controlConnection = control.openConnection(switchConnectionName(id, "rollback"))) {
         warmFreezeStatements(id, source, target, controlConnection);
         // as in the switch, the map change is validated and staged before the freeze
         ReshardWorkflow moving = w;
@@ -1021,7 +1064,7 @@ public final class Mover implements Resharding {
       }
       return false;
     } finally {
-      Sql.execute(c, "RESET lock_timeout");
+      Sql.execute(c, "SET lock_timeout = " + shardTimeouts.lockTimeoutMs());
     }
   }
 
@@ -1138,7 +1181,7 @@ public final class Mover implements Resharding {
 
   @Override
   public ReshardWorkflow cancel(String id) {
-    ReshardWorkflow w = store.load(id);
+    ReshardWorkflow w = settleStaged(id);
     if (w.phase() == ReshardPhase.COMPLETED || w.phase() == ReshardPhase.CANCELLED) {
       return w;
     }
@@ -1306,7 +1349,7 @@ public final class Mover implements Resharding {
 
   @Override
   public ReshardStatus status(String id) {
-    ReshardWorkflow w = store.load(id);
+    ReshardWorkflow w = settleStaged(id);
     ShardMap map = control.load();
     List<ReshardObject> objects = new ArrayList<>();
     List<String> orphans = new ArrayList<>();
@@ -1395,14 +1438,17 @@ public final class Mover implements Resharding {
   }
 
   private Connection open(ShardDescriptor shard, String purpose) throws SQLException {
-    return DriverConnections.open(shard.primaryUrl(), user, password, "shardwise-reshard-" + purpose,
-        DriverConnections.timeouts(10, 0));
+    return shardTimeouts.appliedTo(DriverConnections.open(shard.primaryUrl(), user, password, "shardwise-reshard-"
+        + purpose, DriverConnections.timeouts(10, shardTimeouts.socketTimeoutSeconds())));
   }
 
   private ReshardingException failure(String what, String shard, SQLException e) {
     return new ReshardingException("Could not " + what + (shard == null ? "" : " on shard '" + shard + "'") + ": "
-        + JdbcUrls.redact(e.getMessage()) + " (SQLSTATE " + e.getSQLState() + "). The move's record is kept:"
-        + " `status` shows it, `resume` or `cancel` go on from it.", e);
+        + JdbcUrls.redact(e.getMessage()) + " (SQLSTATE " + e.getSQLState() + ")"
+        + (ServerTimeouts.isTimeout(e) && !e.getMessage().contains(" timeout of ") ? ": a lock or statement timeout of"
+            + " the move's connections (" + shardTimeouts.settings() + "); look for a long transaction on the shard in"
+            + " pg_stat_activity" : "")
+        + ". The move's record is kept: `status` shows it, `resume` or `cancel` go on from it.", e);
   }
 
   private static void report(Consumer<ReshardProgress> progress, ReshardWorkflow w, String step, long done, long total,

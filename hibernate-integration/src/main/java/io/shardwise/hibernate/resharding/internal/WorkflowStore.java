@@ -3,6 +3,7 @@ package io.shardwise.hibernate.resharding.internal;
 import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.internal.jdbc.LockedDdl;
+import io.shardwise.hibernate.internal.jdbc.ServerTimeouts;
 import io.shardwise.hibernate.resharding.ReshardObject;
 import io.shardwise.hibernate.resharding.ReshardPhase;
 import io.shardwise.hibernate.resharding.ReshardTable;
@@ -85,18 +86,34 @@ final class WorkflowStore {
   private final String url;
   private final String user;
   private final String password;
+  private final ServerTimeouts timeouts;
 
-  WorkflowStore(String url, String user, String password) {
+  WorkflowStore(String url, String user, String password, ServerTimeouts timeouts) {
     this.url = url;
     this.user = user;
     this.password = password;
+    this.timeouts = timeouts;
   }
 
+  /**
+   * Creates the tables of the moves' records unless they exist: what the first {@code start} does.
+   * Reads the catalog first; DDL runs only when a table is missing.
+   */
   void createSchema() {
+    if (exists()) {
+      return;
+    }
     inTransaction("create the resharding tables", c -> {
       LockedDdl.runInTransaction(c, "shardwise.reshard", SCHEMA);
       return null;
     });
+  }
+
+  /** Whether the moves' records exist (no move was ever started here otherwise); reads the catalog only. */
+  boolean exists() {
+    return withConnection("look for the resharding tables", c -> Sql.exists(c, "SELECT 1 WHERE to_regclass(?) IS NOT"
+        + " NULL AND to_regclass(?) IS NOT NULL AND to_regclass(?) IS NOT NULL AND to_regclass(?) IS NOT NULL",
+        "shardwise.reshard_workflow", "shardwise.reshard_object", "shardwise.reshard_table", "shardwise.reshard_check"));
   }
 
   void insert(ReshardWorkflow w, ShardDescriptor newTarget) {
@@ -150,7 +167,8 @@ final class WorkflowStore {
   }
 
   ReshardWorkflow load(String id) {
-    ReshardWorkflow w = withConnection("read move " + id, c -> read(c, id));
+    ReshardWorkflow w = withConnection("read move " + id, c -> Sql.exists(c, "SELECT 1 WHERE to_regclass(?) IS NOT"
+        + " NULL", "shardwise.reshard_workflow") ? read(c, id) : null);
     if (w == null) {
       throw new ReshardingException("No move '" + id + "' in control database " + JdbcUrls.redact(url)
           + "; list them with `shardwise reshard status`");
@@ -161,6 +179,9 @@ final class WorkflowStore {
   List<ReshardWorkflow> all() {
     return withConnection("list moves", c -> {
       List<ReshardWorkflow> out = new ArrayList<>();
+      if (!Sql.exists(c, "SELECT 1 WHERE to_regclass(?) IS NOT NULL", "shardwise.reshard_workflow")) {
+        return out;   // no move was ever started here
+      }
       for (String id : Sql.queryTexts(c, "SELECT id FROM shardwise.reshard_workflow ORDER BY created_at DESC, id")) {
         out.add(read(c, id));
       }
@@ -369,8 +390,13 @@ final class WorkflowStore {
 
   private <T> T withConnection(String operation, Sql.Work<T> work) {
     try (Connection c = DriverConnections.open(url, user, password, "shardwise-reshard",
-        DriverConnections.timeouts(10, 60))) {
-      return work.apply(c);
+        DriverConnections.timeouts(10, timeouts.socketTimeoutSeconds()))) {
+      timeouts.apply(c);
+      try {
+        return work.apply(c);
+      } catch (SQLException e) {
+        throw timeouts.explain(c, e);
+      }
     } catch (SQLException e) {
       throw new ReshardingException("Could not " + operation + " in control database " + JdbcUrls.redact(url) + ": "
           + e.getMessage(), e);
