@@ -30,7 +30,7 @@ import java.util.Properties;
 public final class ShardKeyAdvisor {
   /** A reference table is copied to every shard: at most this many rows. */
   static final double REFERENCE_MAX_ROWS = 100_000;
-  static final int FULLY_JUDGED = 3;
+  static final int FULLY_JUDGED = 5;
   static final double CLOSE = 0.10;
 
   private final JpaModel model;
@@ -223,7 +223,8 @@ public final class ShardKeyAdvisor {
           continue;
         }
         List<String> readers = readers(proposal, entity);
-        if (!readers.isEmpty() && leadsToNoShardedEntity(proposal, entity) && smallAndReadMostly(entity)) {
+        if (!readers.isEmpty() && leadsToNoShardedEntity(proposal, entity) && smallAndReadMostly(entity)
+            && (statistics != null || isLookupShaped(entity))) {
           proposal.placements.put(entity, new Placement(entity, Kind.REFERENCE, null, null, null, null, null, false,
               false, List.of(), List.of(referenceReason(proposal.root, entity, readers))));
           changed = true;
@@ -279,6 +280,15 @@ public final class ShardKeyAdvisor {
     return true;
   }
 
+  /**
+   * Without a database, only an entity that belongs to nothing (no to-one association of its own:
+   * pet types, plans, countries) is taken for a reference table; one that belongs to something (an
+   * order to its buyer) holds rows that grow with it.
+   */
+  private static boolean isLookupShaped(Entity entity) {
+    return entity.attributes.values().stream().noneMatch(Attribute::owningToOne);
+  }
+
   private boolean smallAndReadMostly(Entity entity) {
     DatabaseStatistics.Table table = statistics == null ? null : statistics.table(entity.table);
     return table == null || table.rows() <= REFERENCE_MAX_ROWS && table.changes() <= Math.max(table.rows(), 1);
@@ -306,9 +316,11 @@ public final class ShardKeyAdvisor {
             + " own (a second group) or keep it outside the sharded persistence unit", root.simpleName(),
             table.rows(), table.changes(), REFERENCE_MAX_ROWS);
       }
-      return "read by " + String.join(", ", readers(proposal, entity)) + " but it leads to sharded entities, so it"
-          + " cannot be a reference table, and no to-one path takes it to " + root.simpleName()
-          + ": add a to-one association or a " + decapitalize(root.simpleName()) + "Id column";
+      return "read by " + String.join(", ", readers(proposal, entity)) + " but " + (statistics == null
+          && leadsToNoShardedEntity(proposal, entity) ? "it belongs to something (it has to-one associations of"
+          + " its own), so its rows grow with the data and it is no reference table by its shape"
+          : "it leads to sharded entities, so it cannot be a reference table") + "; and no to-one path takes it to "
+          + root.simpleName() + ": add a to-one association or a " + decapitalize(root.simpleName()) + "Id column";
     }
     for (Attribute attribute : entity.attributes.values()) {
       Entity target = model.target(attribute);

@@ -120,7 +120,7 @@ final class TextReport {
     line("  Queries: %s of %s%s run on one shard (%s)", number(proposal.weightOf(QueryVerdict.Kind.SINGLE_SHARD)),
         number(total), advice.callsWeighted ? " calls" : "", percent(proposal.singleShardShare));
     for (QueryVerdict verdict : proposal.verdicts) {
-      line("    %-28s %-20s%s %s", verdict.query().name(), verdict.kind().label,
+      line("    %-28s %-28s%s %s", verdict.query().name(), verdict.kind().label,
           advice.callsWeighted ? String.format(Locale.ROOT, " %,8.0f calls", verdict.weight()) : "",
           verdict.kind() == QueryVerdict.Kind.SINGLE_SHARD ? "" : verdict.reason());
     }
