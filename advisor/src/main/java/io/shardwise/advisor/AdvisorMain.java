@@ -1,5 +1,6 @@
 package io.shardwise.advisor;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,7 @@ public final class AdvisorMain {
 
   public static void main(String[] args) {
     try {
-      parse(args).run(System.out);
+      parse(args).run(new PrintWriter(System.out, true));
     } catch (AdvisorException e) {
       System.err.println("shardwise advise: " + e.getMessage());
       System.exit(2);

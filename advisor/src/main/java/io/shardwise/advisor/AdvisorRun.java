@@ -1,7 +1,7 @@
 package io.shardwise.advisor;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +22,7 @@ import java.util.Properties;
 public record AdvisorRun(List<Path> classPath, List<String> packages, String jdbcUrl, String user,
     String password, Path json, Path patch) {
 
-  public Advice run(PrintStream out) {
+  public Advice run(PrintWriter out) {
     Properties login = new Properties();
     if (user != null) {
       login.setProperty("user", user);
@@ -47,6 +47,7 @@ public record AdvisorRun(List<Path> classPath, List<String> packages, String jdb
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    out.flush();
     return advice;
   }
 }
