@@ -1,5 +1,6 @@
 package io.shardwise.advisor;
 
+import io.shardwise.queryrules.ShardKeyRule;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -40,11 +41,49 @@ final class JpaModel {
   }
 
   /**
-   * A query the application declares.
-   *
-   * @param implicitRoot the entity a query without FROM clause reads (a repository's), or null
+   * A query the application declares; {@code implicitRoot} is the entity a query without FROM
+   * clause reads (a repository's), or null.
    */
-  record DeclaredQuery(String name, String text, boolean nativeSql, Entity implicitRoot) {}
+  static final class DeclaredQuery {
+    private final String name;
+    private final String text;
+    private final boolean nativeSql;
+    private final Entity implicitRoot;
+    private ShardKeyRule.Parsed parsed;
+    private boolean parseTried;
+
+    DeclaredQuery(String name, String text, boolean nativeSql, Entity implicitRoot) {
+      this.name = name;
+      this.text = text;
+      this.nativeSql = nativeSql;
+      this.implicitRoot = implicitRoot;
+    }
+
+    String name() {
+      return name;
+    }
+
+    String text() {
+      return text;
+    }
+
+    boolean nativeSql() {
+      return nativeSql;
+    }
+
+    Entity implicitRoot() {
+      return implicitRoot;
+    }
+
+    /** The query parsed once for every candidate root; null when it does not parse. */
+    ShardKeyRule.Parsed parsed() {
+      if (!parseTried) {
+        parsed = nativeSql ? null : ShardKeyRule.parsed(text);
+        parseTried = true;
+      }
+      return parsed;
+    }
+  }
 
   /** One {@code @Entity} class. */
   static final class Entity {

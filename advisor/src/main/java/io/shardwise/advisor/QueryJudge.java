@@ -37,8 +37,9 @@ final class QueryJudge {
       return new QueryVerdict(query, Kind.NOT_JUDGED, weight, "native SQL: the processor flags it; put the key"
           + " column in its WHERE clause, or mark it @ScatterGather", null);
     }
-    Analysis analysis = rule.analyze(query.text(),
-        query.implicitRoot() == null ? null : model.proposed(query.implicitRoot()));
+    ShardKeyRule.Parsed parsed = query.parsed();
+    Analysis analysis = parsed == null ? null
+        : rule.analyze(parsed, query.implicitRoot() == null ? null : model.proposed(query.implicitRoot()));
     if (analysis == null) {
       return new QueryVerdict(query, Kind.NOT_JUDGED, weight, "does not parse as HQL (Hibernate reports why)", null);
     }

@@ -9,11 +9,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * Proposes the shard key of an unsharded application: which entity is the root, how every other
@@ -21,21 +23,24 @@ import java.util.Properties;
  * at all, and why), what each declared query becomes, and how evenly the key spreads the rows.
  *
  * <p>Every entity with an id of a shardable type that another entity reaches by a to-one
- * association (or by a column holding its id) is a candidate root. Each candidate is placed by
- * shape first (how much of the model, or of the rows, it holds together); the best
- * {@value #FULLY_JUDGED} are then judged on the queries, and ranked by half coverage, half share
+ * association (or by a column holding its id) is a candidate root. The {@value #PLACED} that the
+ * most entities reach are placed (how much of the model, or of the rows, each holds together); the
+ * best {@value #FULLY_JUDGED} are then judged on the queries (each query parsed once for all), and ranked by half coverage, half share
  * of single-shard queries (calls-weighted when {@code pg_stat_statements} is there). Candidates
  * within {@value #CLOSE} of the best are shown side by side.
  */
 public final class ShardKeyAdvisor {
   /** A reference table is copied to every shard: at most this many rows. */
   static final double REFERENCE_MAX_ROWS = 100_000;
-  static final int FULLY_JUDGED = 5;
+  static final int FULLY_JUDGED = 4;
+  /** Candidates placed in full (the most reached first); the rest are listed by their reach only. */
+  static final int PLACED = 8;
   static final double CLOSE = 0.10;
 
   private final JpaModel model;
   private final DatabaseStatistics statistics;
   private final Map<Entity, List<Entity>> toOneReferrers = new HashMap<>();
+  private final Map<Entity, String> snakeColumns = new HashMap<>();
 
   ShardKeyAdvisor(JpaModel model, DatabaseStatistics statistics) {
     this.model = model;
@@ -88,16 +93,24 @@ public final class ShardKeyAdvisor {
   }
 
   Advice advise() {
-    List<Proposal> shaped = new ArrayList<>();
+    List<Entity> candidates = new ArrayList<>();
+    Map<Entity, Integer> reach = new HashMap<>();
     for (Entity entity : model.entities()) {
       if (isCandidate(entity)) {
-        shaped.add(place(entity));
+        candidates.add(entity);
+        reach.put(entity, reach(entity));
       }
+    }
+    candidates.sort(Comparator.comparingInt((Entity e) -> -reach.get(e)).thenComparing(e -> e.name));
+    List<Proposal> shaped = new ArrayList<>();
+    for (Entity entity : candidates.subList(0, Math.min(PLACED, candidates.size()))) {
+      shaped.add(place(entity));
     }
     shaped.sort(Comparator.comparingDouble((Proposal p) -> p.coverage).reversed()
         .thenComparing(p -> -p.count(Kind.CO_LOCATED)).thenComparing(p -> p.root.name));
     CallWeights weights = statistics != null && statistics.statementsInstalled()
         ? new CallWeights(model, statistics) : null;
+    model.queries().parallelStream().forEach(DeclaredQuery::parsed);
     List<Proposal> judged = new ArrayList<>(shaped.subList(0, Math.min(FULLY_JUDGED, shaped.size())));
     for (Proposal proposal : judged) {
       judgeQueries(proposal, weights);
@@ -105,6 +118,24 @@ public final class ShardKeyAdvisor {
     }
     judged.sort(Comparator.comparingDouble(Proposal::score).reversed());
     return new Advice(model, statistics, judged, shaped, weights != null);
+  }
+
+  /** How many entities reach this one by chains of to-one associations: the cheap first cut of the candidates. */
+  private int reach(Entity root) {
+    Set<Entity> seen = new HashSet<>(List.of(root));
+    List<Entity> level = List.of(root);
+    while (!level.isEmpty()) {
+      List<Entity> next = new ArrayList<>();
+      for (Entity parent : level) {
+        for (Entity child : toOneReferrers.getOrDefault(parent, List.of())) {
+          if (seen.add(child)) {
+            next.add(child);
+          }
+        }
+      }
+      level = next;
+    }
+    return seen.size() - 1;
   }
 
   private boolean isCandidate(Entity entity) {
@@ -403,7 +434,7 @@ public final class ShardKeyAdvisor {
     }
     ShardKeyType rootType = ShardKeyType.forJavaType(root.id.javaType());
     String name = decapitalize(root.simpleName()) + "Id";
-    String column = JpaModel.snakeCase(root.simpleName()) + "_id";
+    String column = snakeColumns.computeIfAbsent(root, r -> JpaModel.snakeCase(r.simpleName()) + "_id");
     for (Attribute attribute : entity.attributes.values()) {
       if (attribute.kind() != JpaModel.Kind.BASIC || attribute == entity.id
           || !sameKeyFamily(rootType, ShardKeyType.forJavaType(attribute.javaType()))) {
