@@ -68,7 +68,7 @@ public final class ShardKeyAdvisor {
           + " entity packages (--package com.example.domain).");
     }
     DatabaseStatistics statistics = jdbcUrl == null ? null
-        : DatabaseStatistics.read(jdbcUrl, login, keyColumns(model));
+        : DatabaseStatistics.read(jdbcUrl, login == null ? new Properties() : login, keyColumns(model));
     Advice advice = new ShardKeyAdvisor(model, statistics).advise();
     advice.elapsedNanos = System.nanoTime() - start;
     return advice;

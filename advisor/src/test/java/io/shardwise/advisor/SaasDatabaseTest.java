@@ -63,6 +63,7 @@ class SaasDatabaseTest {
     Advice advice = ShardKeyAdvisor.advise(List.of(SaasModelTest.TEST_CLASSES), List.of("io.shardwise.advisor.saas"),
         url, login);
     String report = advice.text();
+    System.out.println(report);
     Proposal best = advice.best();
 
     assertEquals("Tenant", best.root.name, report);
