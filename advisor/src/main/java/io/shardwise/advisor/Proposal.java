@@ -27,9 +27,19 @@ final class Proposal {
     return placements.get(entity);
   }
 
-  /** Half the coverage, half the single-shard share: a root that places the data but not the queries loses. */
+  /**
+   * Half the coverage, half the share that runs on one shard once every "needs one predicate" query
+   * adds its predicate (the caller holds the key there): a root that places the data but not the
+   * queries loses, and so does one that serves a busy lookup but leaves tables without a place.
+   */
   double score() {
-    return 0.5 * coverage + 0.5 * singleShardShare;
+    return 0.5 * coverage + 0.5 * singleShardOnceFixedShare();
+  }
+
+  double singleShardOnceFixedShare() {
+    double total = totalWeight();
+    return total == 0 ? 0
+        : (weightOf(QueryVerdict.Kind.SINGLE_SHARD) + weightOf(QueryVerdict.Kind.NEEDS_PREDICATE)) / total;
   }
 
   long count(Placement.Kind kind) {

@@ -26,8 +26,8 @@ final class TextReport {
             : ", pg_stat_statements not installed: every query counts once"), advice.elapsedSeconds());
     line("");
     line("Candidate roots, ranked by score = 1/2 coverage (share of %s placed in the group or as reference"
-        + " tables) + 1/2 share of %s that run on one shard:", advice.statistics == null ? "entities" : "rows",
-        advice.callsWeighted ? "calls" : "queries");
+        + " tables) + 1/2 share of %s that run on one shard once each \"needs one predicate\" query adds it:",
+        advice.statistics == null ? "entities" : "rows", advice.callsWeighted ? "calls" : "queries");
     int rank = 1;
     for (Proposal p : advice.ranked) {
       line("  %d. %-20s score %.2f   coverage %5.1f%%   single-shard %5.1f%%   co-located %d, reference %d,"
@@ -69,6 +69,7 @@ final class TextReport {
     row(close, "score", p -> String.format(Locale.ROOT, "%.2f", p.score()));
     row(close, "coverage", p -> percent(p.coverage));
     row(close, "single-shard", p -> percent(p.singleShardShare));
+    row(close, "... with the predicates", p -> percent(p.singleShardOnceFixedShare()));
     for (QueryVerdict.Kind kind : QueryVerdict.Kind.values()) {
       if (kind != QueryVerdict.Kind.SINGLE_SHARD && close.stream().anyMatch(p -> p.weightOf(kind) > 0)) {
         row(close, kind.label, p -> percent(p.totalWeight() == 0 ? 0 : p.weightOf(kind) / p.totalWeight()));

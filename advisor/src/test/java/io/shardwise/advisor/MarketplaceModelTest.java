@@ -31,10 +31,10 @@ class MarketplaceModelTest {
     Proposal buyer = close.get(1);
     assertEquals(1.0, seller.coverage);
     assertEquals(4.0 / 13, seller.singleShardShare, 1e-9);
-    assertEquals(0.5 + 0.5 * 4 / 13, seller.score(), 1e-9);
+    assertEquals(0.5 + 0.5 * 6 / 13, seller.score(), 1e-9, "OrderLine.ofOrder and Review.ofProduct need one predicate");
     assertEquals(6.0 / 8, buyer.coverage);
     assertEquals(6.0 / 13, buyer.singleShardShare, 1e-9);
-    assertEquals(0.375 + 0.5 * 6 / 13, buyer.score(), 1e-9);
+    assertEquals(0.375 + 0.5 * 7 / 13, buyer.score(), 1e-9, "OrderLine.ofOrder needs one predicate");
     String text = advice.text();
     assertTrue(text.contains("Close call: 2 roots within 0.10 of the best. Side by side:"), text);
     assertTrue(text.contains("  single-shard                30.8%             46.2%\n"), text);

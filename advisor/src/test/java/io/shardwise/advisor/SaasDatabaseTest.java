@@ -96,6 +96,10 @@ class SaasDatabaseTest {
     assertEquals(10, weight(best, "Tenant.byName"));
     assertEquals(0, weight(best, "Comment.ofTask"), "never ran");
     assertEquals(60.0 / 200, best.singleShardShare, 1e-9, report);
+    assertEquals(160.0 / 200, best.singleShardOnceFixedShare(), 1e-9, "Task.ofProject's 100 calls need one predicate");
+    Proposal project = advice.ranked.stream().filter(p -> p.root.name.equals("Project")).findFirst().orElseThrow();
+    assertEquals(100.0 / 200, project.singleShardShare, 1e-9, "Task.ofProject runs on one shard under Project");
+    assertTrue(project.score() < best.score(), "but Project leaves tenants, members and invoices without a place");
   }
 
   /** What the application does before it is sharded: its named queries, through plain Hibernate. */
