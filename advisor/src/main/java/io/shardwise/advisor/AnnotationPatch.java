@@ -95,6 +95,11 @@ final class AnnotationPatch {
         .append(keyType(proposal.root)).append(' ').append(placement.keyAttribute()).append(";   // new")
         .append(placement.columnExists() ? ", on the existing column" : ", on the column the SQL adds").append('\n');
     Entity entity = placement.entity();
+    if (placement.listedIn() != null) {
+      out.append("  // and on ").append(placement.with().simpleName()).append('.').append(placement.listedIn())
+          .append(": @JoinColumn(name = \"").append(placement.keyColumn())
+          .append("\", insertable = false, updatable = false)   // the child's key writes the column\n");
+    }
     if (placement.via() != null && placement.columnExists()) {
       Attribute hop = entity.attribute(placement.via());
       out.append("  @JoinColumn(name = \"").append(hop.column()).append("\", insertable = false, updatable = false) ")
