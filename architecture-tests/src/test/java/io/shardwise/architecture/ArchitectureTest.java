@@ -45,37 +45,44 @@ class ArchitectureTest {
   private static final String SAMPLE = "io.shardwise.sample..";
   private static final String BENCHMARKS = "io.shardwise.benchmarks..";
   private static final String CLI = "io.shardwise.cli..";
+  private static final String ADVISOR = "io.shardwise.advisor..";
 
   // ---- modules ---------------------------------------------------------------------------------
 
   @ArchTest
   static final ArchRule annotationsDependOnNoOtherModule = noClasses().that().resideInAPackage(ANNOTATIONS)
-      .should().dependOnClassesThat().resideInAnyPackage(QUERY_RULES, PROCESSOR, RUNTIME, TESTKIT, SAMPLE, BENCHMARKS)
+      .should().dependOnClassesThat().resideInAnyPackage(QUERY_RULES, PROCESSOR, RUNTIME, TESTKIT, SAMPLE, BENCHMARKS, ADVISOR)
       .because("the annotations are the vocabulary every other module builds on");
 
   @ArchTest
   static final ArchRule queryRulesDependOnTheAnnotationsOnly = noClasses().that().resideInAPackage(QUERY_RULES)
-      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, RUNTIME, TESTKIT, SAMPLE, BENCHMARKS)
+      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, RUNTIME, TESTKIT, SAMPLE, BENCHMARKS, ADVISOR)
       .because("the shard-key rule is shared by the processor and the runtime, so it may know neither");
 
   @ArchTest
   static final ArchRule processorNeverDependsOnTheRuntime = noClasses().that().resideInAPackage(PROCESSOR)
-      .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, TESTKIT, SAMPLE, BENCHMARKS)
+      .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, TESTKIT, SAMPLE, BENCHMARKS, ADVISOR)
       .because("the runtime would bring HikariCP and the JDBC driver onto every user's annotation-processor path");
 
   @ArchTest
   static final ArchRule runtimeDependsOnNoToolOrApp = noClasses().that().resideInAPackage(RUNTIME)
-      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, TESTKIT, SAMPLE, BENCHMARKS, CLI)
+      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, TESTKIT, SAMPLE, BENCHMARKS, CLI, ADVISOR)
       .because("the runtime uses the query rules, never the processor, the testkit or the apps and tools built on it");
 
   @ArchTest
   static final ArchRule testkitNeverDependsOnShardwise = noClasses().that().resideInAPackage(TESTKIT)
-      .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, PROCESSOR, QUERY_RULES, SAMPLE, BENCHMARKS)
+      .should().dependOnClassesThat().resideInAnyPackage(RUNTIME, PROCESSOR, QUERY_RULES, SAMPLE, BENCHMARKS, ADVISOR)
       .because("the testkit provides PostgreSQL to the runtime's tests; depending on the runtime would make them circular");
 
   @ArchTest
+  static final ArchRule theAdvisorJudgesByTheRuleNotByTheProcessor = noClasses().that().resideInAPackage(ADVISOR)
+      .should().dependOnClassesThat().resideInAnyPackage(PROCESSOR, TESTKIT, SAMPLE, BENCHMARKS, CLI)
+      .because("the advisor holds queries to the processor's rule (query-rules), so its advice and the build agree"
+          + " without the processor's internals; the command line builds on the advisor, not the other way round");
+
+  @ArchTest
   static final ArchRule nothingOutsideTheRuntimeUsesItsInternals = noClasses()
-      .that().resideInAnyPackage(SAMPLE, BENCHMARKS, CLI, TESTKIT, PROCESSOR, QUERY_RULES, ANNOTATIONS)
+      .that().resideInAnyPackage(SAMPLE, BENCHMARKS, CLI, TESTKIT, PROCESSOR, QUERY_RULES, ANNOTATIONS, ADVISOR)
       .should().dependOnClassesThat().resideInAPackage(RUNTIME_INTERNALS)
       .because("what an application needs is public API; internals change without notice");
 

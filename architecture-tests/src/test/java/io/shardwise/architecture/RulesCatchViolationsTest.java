@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
+import io.shardwise.advisor.violation.AdvisorUsingTheProcessor;
 import io.shardwise.annotations.violation.AnnotationUsingTheQueryRules;
 import io.shardwise.hibernate.violation.RuntimeUsingFlyway;
 import io.shardwise.hibernate.violation.RuntimeUsingMicrometer;
@@ -47,6 +48,11 @@ class RulesCatchViolationsTest {
   @Test
   void processor() {
     fails(ArchitectureTest.processorNeverDependsOnTheRuntime, ProcessorUsingTheRuntime.class);
+  }
+
+  @Test
+  void advisor() {
+    fails(ArchitectureTest.theAdvisorJudgesByTheRuleNotByTheProcessor, AdvisorUsingTheProcessor.class);
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.shardwise.cli;
 
+import io.shardwise.advisor.AdvisorException;
+import io.shardwise.advisor.AdvisorRun;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.ShardwiseDdl;
 import io.shardwise.hibernate.ShardwiseSettings;
@@ -16,6 +18,7 @@ import io.shardwise.hibernate.resharding.VerificationReport;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardState;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,8 +39,8 @@ import picocli.CommandLine.Spec;
  * there, so any command may run from any machine, and {@code resume} picks up after a crash.
  */
 @Command(name = "shardwise", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
-    subcommands = {ShardwiseCli.Reshard.class, ShardwiseCli.Ddl.class, ShardwiseCli.Migrate.class},
-    description = "Operates a Shardwise deployment: online resharding, schema migrations on every shard, and the SQL"
+    subcommands = {ShardwiseCli.Advise.class, ShardwiseCli.Reshard.class, ShardwiseCli.Ddl.class, ShardwiseCli.Migrate.class},
+    description = "Operates a Shardwise deployment: the shard-key advice for an unsharded application, online resharding, schema migrations on every shard, and the SQL"
         + " that prepares its databases.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:done (plan, status: shown)", "1:failed (a database error; the message says what to do)",
@@ -69,7 +72,8 @@ public final class ShardwiseCli {
     cli.setExecutionExceptionHandler((e, line, parsed) -> {
       line.getErr().println("shardwise: " + e.getMessage());
       line.getErr().flush();
-      return e instanceof ReshardingException || e instanceof IllegalArgumentException ? 2 : 1;
+      return e instanceof ReshardingException || e instanceof IllegalArgumentException
+          || e instanceof AdvisorException ? 2 : 1;
     });
     return cli;
   }
@@ -86,6 +90,50 @@ public final class ShardwiseCli {
       }
       return new String[] {"shardwise " + p.getProperty("version", "(unknown version)"),
           "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"};
+    }
+  }
+
+  /**
+   * {@code shardwise advise --classes target/classes --package com.example.domain [--jdbc-url ...]}: reads
+   * an unsharded application's compiled entities and queries (and, read-only, its database's
+   * statistics) and proposes the shard key, the co-location groups, the reference tables and each
+   * query's verdict (docs/adopting.md, "Start with the advisor").
+   */
+  @Command(name = "advise", mixinStandardHelpOptions = true, versionProvider = ShardwiseCli.Version.class,
+      description = "Proposes the shard key of an unsharded JPA application: the root, how each"
+      + " entity follows it, the reference tables, every query's verdict and the balance, with the reasons.",
+      footer = {"%nExample:", "  shardwise advise --classes target/classes --package com.example.domain"
+          + " --jdbc-url jdbc:postgresql://localhost/app --patch advice.txt"})
+  static final class Advise implements Callable<Integer> {
+    @Option(names = "--classes", required = true, split = ",",
+        description = "the application's class directories or jars (its compiled entities and repositories)")
+    List<Path> classes = new ArrayList<>();
+
+    @Option(names = "--package", description = "an entity or repository package; repeatable (default: every class)")
+    List<String> packages = new ArrayList<>();
+
+    @Option(names = "--jdbc-url", description = "the existing database, read-only: sizes, writes, pg_stats, pg_stat_statements")
+    String jdbcUrl;
+
+    @Option(names = "--user", defaultValue = "${env:SHARDWISE_USER}", description = "its role")
+    String user;
+
+    @Option(names = "--password", defaultValue = "${env:SHARDWISE_PASSWORD}", description = "its password")
+    String password;
+
+    @Option(names = "--json", description = "write the advice as JSON to this file (- for standard output)")
+    Path json;
+
+    @Option(names = "--patch", description = "write the annotations to add, per class, to this file")
+    Path patch;
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      new AdvisorRun(classes, packages, jdbcUrl, user, password, json, patch).run(spec.commandLine().getOut());
+      return 0;
     }
   }
 

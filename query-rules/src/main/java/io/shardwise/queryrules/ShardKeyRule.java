@@ -177,10 +177,31 @@ public final class ShardKeyRule {
    *     ignores it
    */
   public Analysis analyze(String hql, Entity implicitRoot) {
-    ParseTree statement = parse(hql);
-    if (statement == null) {
-      return null;
+    Parsed parsed = parsed(hql);
+    return parsed == null ? null : analyze(parsed, implicitRoot);
+  }
+
+  /**
+   * A query parsed once, to be judged by several rules, each with its own model: the shard-key
+   * advisor judges every query under each candidate root this way. Immutable once built.
+   */
+  public static final class Parsed {
+    private final ParseTree statement;
+
+    private Parsed(ParseTree statement) {
+      this.statement = statement;
     }
+  }
+
+  /** Parses a query for {@link #analyze(Parsed, Entity)}; null when it does not parse. */
+  public static Parsed parsed(String hql) {
+    ParseTree statement = parse(hql);
+    return statement == null ? null : new Parsed(statement);
+  }
+
+  /** As {@link #analyze(String, Entity)}, on a query parsed before. */
+  public Analysis analyze(Parsed parsed, Entity implicitRoot) {
+    ParseTree statement = parsed.statement;
     Walk walk = new Walk(implicitRoot);
     walk.node(statement, null);
     String keyParameter = new Walk(implicitRoot).keyParameter(statement);

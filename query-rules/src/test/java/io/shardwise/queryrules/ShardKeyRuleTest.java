@@ -49,6 +49,17 @@ class ShardKeyRuleTest {
   }
 
   @Test
+  void oneParseIsJudgedUnderTwoModels() {
+    ShardKeyRule.Parsed parsed = ShardKeyRule.parsed("from PurchaseOrder o where o.status = :s");
+    assertEquals(1, rule.analyze(parsed, null).unpinned().size());
+    Model unsharded = new Model();
+    unsharded.byName.put("PurchaseOrder", new TestEntity("PurchaseOrder", null, null, Set.of("id", "status"),
+        Map.of(), unsharded));
+    assertTrue(new ShardKeyRule(unsharded).analyze(parsed, null).unpinned().isEmpty(), "the same tree, judged again");
+    assertNull(ShardKeyRule.parsed("from PurchaseOrder o where ("));
+  }
+
+  @Test
   void namesTheModelDoesNotKnowAreListedOnceInOrder() {
     Analysis analysis = rule.analyze("select o from PurchaseOrder o, Invoice i join Refund r"
         + " on r.id = i.id where o.merchantId = :m and exists (select 1 from Invoice j)", null);

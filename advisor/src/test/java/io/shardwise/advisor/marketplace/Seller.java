@@ -1,0 +1,11 @@
+package io.shardwise.advisor.marketplace;
+
+import jakarta.persistence.*;
+
+@Entity
+@Table(name = "sellers")
+
+public class Seller {
+  @Id Long id;
+  String name;
+}

@@ -1,0 +1,20 @@
+package io.shardwise.advisor.saas;
+
+import io.shardwise.annotations.CoLocated;
+import io.shardwise.annotations.ShardKey;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.JoinColumn;
+import jakarta.persistence.ManyToOne;
+import jakarta.persistence.Table;
+
+@Entity
+@Table(name = "members")
+@CoLocated(with = Tenant.class, via = "tenant")
+public class Member {
+  @Id Long id;
+  @Column(unique = true) String email;
+  @ShardKey @Column(name = "tenant_id") Long tenantId;
+  @ManyToOne @JoinColumn(name = "tenant_id", insertable = false, updatable = false) Tenant tenant;
+}
