@@ -52,9 +52,7 @@ class ShardKeyRuleTest {
   void oneParseIsJudgedUnderTwoModels() {
     ShardKeyRule.Parsed parsed = ShardKeyRule.parsed("from PurchaseOrder o where o.status = :s");
     assertEquals(1, rule.analyze(parsed, null).unpinned().size());
-    Model unsharded = new Model();
-    unsharded.byName.put("PurchaseOrder", new TestEntity("PurchaseOrder", null, null, Set.of("id", "status"),
-        Map.of(), unsharded));
+    TestModel unsharded = new TestModel().reference("PurchaseOrder", Set.of("id", "status"), Map.of());
     assertTrue(new ShardKeyRule(unsharded).analyze(parsed, null).unpinned().isEmpty(), "the same tree, judged again");
     assertNull(ShardKeyRule.parsed("from PurchaseOrder o where ("));
   }
