@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import io.shardwise.annotations.violation.AnnotationUsingTheQueryRules;
+import io.shardwise.hibernate.violation.RuntimeTranslatingOnItsOwn;
 import io.shardwise.hibernate.violation.RuntimeUsingFlyway;
 import io.shardwise.hibernate.violation.RuntimeUsingMicrometer;
 import io.shardwise.hibernate.violation.RuntimeUsingTheTestkit;
@@ -62,6 +63,11 @@ class RulesCatchViolationsTest {
   @Test
   void flywayOutsideTheMigrationsImplementation() {
     fails(ArchitectureTest.onlyTheMigrationsImplementationUsesFlyway, RuntimeUsingFlyway.class);
+  }
+
+  @Test
+  void aSecondTranslationOfShardFailures() {
+    fails(ArchitectureTest.onlyShardFailuresTranslatesAShardsFailureIntoAnAbort, RuntimeTranslatingOnItsOwn.class);
   }
 
   @Test
