@@ -131,6 +131,9 @@ public final class ShardFailures {
     if (fenced != null) {
       return fenced;
     }
+    if (!(e instanceof PersistenceException)) {
+      return null; // the application's own exception, whatever it wraps
+    }
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof ShardwiseException shardwise) {
         return shardwise;
