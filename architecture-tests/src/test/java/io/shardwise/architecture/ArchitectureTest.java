@@ -153,6 +153,19 @@ class ArchitectureTest {
           + " with plain JDBC) must load and run without it");
 
   @ArchTest
+  static final ArchRule onlyShardFailuresTranslatesAShardsFailureIntoAnAbort = noClasses()
+      .that().resideInAPackage(RUNTIME)
+      .and().doNotHaveFullyQualifiedName("io.shardwise.hibernate.internal.ShardFailures")
+      .and().areNotAssignableTo("io.shardwise.hibernate.TransactionAbortedException")
+      .should().callConstructorWhere(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
+          com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner(
+              com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo(
+                  "io.shardwise.hibernate.TransactionAbortedException"))))
+      .because("every public entry point translates a shard's failure through ShardFailures, so that a lock"
+          + " timeout, a deadlock or a fence means the same exception whichever entry point met it; a second"
+          + " translation would drift from it");
+
+  @ArchTest
   static final ArchRule publicApiNeverExposesInternals = classes()
       .that().resideInAPackage(RUNTIME).and().resideOutsideOfPackage(RUNTIME_INTERNALS)
       .should(exposeNoInternalTypes())

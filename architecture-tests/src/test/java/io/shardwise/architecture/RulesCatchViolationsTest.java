@@ -9,6 +9,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
 import io.shardwise.advisor.violation.AdvisorUsingTheProcessor;
 import io.shardwise.annotations.violation.AnnotationUsingTheQueryRules;
+import io.shardwise.hibernate.violation.RuntimeTranslatingOnItsOwn;
 import io.shardwise.hibernate.violation.RuntimeUsingFlyway;
 import io.shardwise.hibernate.violation.RuntimeUsingMicrometer;
 import io.shardwise.hibernate.violation.RuntimeUsingTheTestkit;
@@ -68,6 +69,11 @@ class RulesCatchViolationsTest {
   @Test
   void flywayOutsideTheMigrationsImplementation() {
     fails(ArchitectureTest.onlyTheMigrationsImplementationUsesFlyway, RuntimeUsingFlyway.class);
+  }
+
+  @Test
+  void aSecondTranslationOfShardFailures() {
+    fails(ArchitectureTest.onlyShardFailuresTranslatesAShardsFailureIntoAnAbort, RuntimeTranslatingOnItsOwn.class);
   }
 
   @Test

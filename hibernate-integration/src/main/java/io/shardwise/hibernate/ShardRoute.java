@@ -1,6 +1,7 @@
 package io.shardwise.hibernate;
 
 import io.shardwise.hibernate.internal.jdbc.ShardConnection;
+import io.shardwise.hibernate.internal.ShardFailures;
 import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
@@ -11,10 +12,8 @@ import io.shardwise.hibernate.readwrite.internal.ReadRetry;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
 import io.shardwise.hibernate.resharding.BucketMovedException;
-import io.shardwise.hibernate.routing.ShardMap;
 import io.shardwise.hibernate.routing.internal.Router;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -37,6 +36,13 @@ import org.hibernate.Transaction;
  *       {@link #readOnly()} sessions go to the target; read-write sessions stay on the owner.</li>
  *   <li>A write that a shard refuses because its bucket has moved (this router's map was stale)
  *       refreshes the map and fails with {@link BucketMovedException}: retry the unit of work.</li>
+ *   <li>The callback methods throw only Shardwise's exceptions for what happens on the shard: a
+ *       unit of work the shard answered with an error (a lock timeout, a deadlock, a serialization
+ *       failure, a constraint...) fails with {@link TransactionAbortedException}, Hibernate's
+ *       exception its cause, {@link TransactionAbortedException#isRetryable()} saying whether the
+ *       same work may succeed again; a lost or silent server with {@link ShardUnavailableException};
+ *       a full pool with {@link ShardSaturatedException}. An exception of the work's own passes
+ *       unchanged. ({@link #openSession()} is the application's own session: nothing is translated.)</li>
  * </ul>
  */
 public final class ShardRoute {
@@ -164,7 +170,7 @@ public final class ShardRoute {
       return result;
     } catch (RuntimeException e) {
       closeAfter(session, e);
-      RuntimeException thrown = fencedOrSame(e);
+      RuntimeException thrown = translated(e, shard);
       if (observed != null) {
         observed.error(thrown);
       }
@@ -273,7 +279,7 @@ public final class ShardRoute {
           }
         }
         if (e instanceof RuntimeException re) {
-          throw fencedOrSame(re);
+          throw translated(re, shard);
         }
         throw (Error) e;
       }
@@ -332,63 +338,9 @@ public final class ShardRoute {
     return readOnly && scope != null;
   }
 
-  /**
-   * A write refused by a move's fence on the shard (SQLSTATE {@code SW001}/{@code SW002} anywhere in
-   * the cause chain) becomes a {@link BucketMovedException}, after the router has loaded the newest
-   * shard map; anything else is returned as it is.
-   */
-  private RuntimeException fencedOrSame(RuntimeException e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof SQLException sql && (BucketMovedException.SQLSTATE_MOVED.equals(sql.getSQLState())
-          || BucketMovedException.SQLSTATE_FROZEN.equals(sql.getSQLState()))) {
-        boolean frozen = BucketMovedException.SQLSTATE_FROZEN.equals(sql.getSQLState());
-        String detail = detail(sql);
-        int bucket = (int) detailNumber(detail, "bucket");
-        long version = detailNumber(detail, "version");
-        String refreshed;
-        try {
-          ShardMap map = router.refresh(version);
-          refreshed = "the router now routes with shard map version " + map.version()
-              + (bucket >= 0 && bucket < map.bucketCount() ? ", where bucket " + bucket + " belongs to shard '"
-                  + map.ownerOf(bucket) + "'" : "");
-        } catch (RuntimeException refreshFailure) {
-          e.addSuppressed(refreshFailure);
-          refreshed = "the router could not refresh its shard map (" + refreshFailure.getMessage() + ")";
-        }
-        String owner = detailText(detail, "owner");
-        return new BucketMovedException("Shard '" + writeShardId + "' refused the write: " + sql.getMessage()
-            + (frozen ? " (the bucket is frozen by a write switch in progress)" : "") + ". Nothing was committed; "
-            + refreshed + ". Retry the unit of work through shards.forKey(key).", bucket, owner, version, e);
-      }
-    }
-    return e;
-  }
-
-  /** The DETAIL line of a server error ({@code bucket=17 owner=s2 version=9} from a move's fence), or "". */
-  private static String detail(SQLException sql) {
-    if (sql instanceof org.postgresql.util.PSQLException psql && psql.getServerErrorMessage() != null
-        && psql.getServerErrorMessage().getDetail() != null) {
-      return psql.getServerErrorMessage().getDetail();
-    }
-    return "";
-  }
-
-  private static long detailNumber(String detail, String name) {
-    String text = detailText(detail, name);
-    try {
-      return text == null ? -1 : Long.parseLong(text);
-    } catch (NumberFormatException notANumber) {
-      return -1;
-    }
-  }
-
-  private static String detailText(String detail, String name) {
-    for (String part : detail.split(" ")) {
-      if (part.startsWith(name + "=") && part.length() > name.length() + 1) {
-        return part.substring(name.length() + 1);
-      }
-    }
-    return null;
+  /** What the unit of work on {@code shard} throws for {@code e}: see {@link ShardFailures}. */
+  private RuntimeException translated(RuntimeException e, String shard) {
+    return ShardFailures.ofUnitOfWork(e, shard, router::refresh);
   }
 
   @Override

@@ -406,9 +406,12 @@ public final class ShardedSessions {
    * also for which exception means what.
    *
    * @throws RuntimeException the work's own exception, unchanged, after every shard was rolled back
-   * @throws CrossShardAbortedException if a shard could not flush or prepare, the deciding shard
-   *     refused its commit, or recovery had ended the transaction: rolled back everywhere, the failure
-   *     is the cause
+   * @throws CrossShardAbortedException if a shard answered the work, a flush, a prepare or a commit
+   *     with an error (lock timeout, deadlock, serialization failure, constraint...), could not be
+   *     reached before the decision, or recovery had ended the transaction: rolled back everywhere,
+   *     the failure is the cause
+   * @throws io.shardwise.hibernate.resharding.BucketMovedException if a move's fence refused a
+   *     write: rolled back everywhere, the router refreshed; retry
    * @throws TransactionInDoubtException if the deciding shard's commit could not be confirmed; recovery
    *     settles it
    * @throws ShardwiseException if, after the commit, a prepared shard is found finished against the

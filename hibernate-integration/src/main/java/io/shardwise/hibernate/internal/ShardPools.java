@@ -158,12 +158,14 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       probe(config, shardId, pool.url(), breaker, false);
       permit = NodeBreaker.PASS;
     }
+    long waitStarted = System.nanoTime();
     try {
       return counted ? pool.borrowCounted() : pool.borrow();
     } catch (SQLException e) {
-      HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
-      if (stats != null && stats.getActiveConnections() >= config.poolSize()) {
-        // every connection is out and none came back in time: a busy shard, not a dead one
+      long checkoutMs = config.timeouts(shardId, false).connectionTimeoutMs();
+      if (breaker.answersSince(waitStarted, () -> serverProcessAnswers(pool.url(), checkoutMs))) {
+        // the server answers (a unit of work on it ended while this one waited, or a round trip of
+        // its own): a busy shard, not a dead one, however many connections its pool has open
         throw saturated(shardId, "no connection came back within "
             + config.timeouts(shardId, false).connectionTimeoutMs() + " ms", e);
       }
@@ -197,6 +199,34 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     }
     breaker.failed(true, failure);
     throw breaker.refusal();
+  }
+
+  /**
+   * Whether the server process at {@code url} answers at all: a TCP connection and PostgreSQL's
+   * SSL request (8 bytes; a live server answers one byte, 'S' or 'N', before any authentication,
+   * whatever its connection limits), within half the checkout timeout (at least 100 ms, at most
+   * 1 s), measured in milliseconds where the driver's own timeouts count whole seconds. A frozen
+   * or dead server does not answer; a busy one does at once.
+   */
+  static boolean serverProcessAnswers(String url, long checkoutMs) {
+    int timeoutMs = (int) Math.max(100, Math.min(1000, checkoutMs / 2));
+    String hostPort = JdbcUrls.hostPort(url).split(",")[0];
+    int colon = hostPort.lastIndexOf(':');
+    boolean hasPort = colon > hostPort.lastIndexOf(']');
+    String host = (hasPort ? hostPort.substring(0, colon) : hostPort).replace("[", "").replace("]", "");
+    try (java.net.Socket socket = new java.net.Socket()) {
+      int port = hasPort ? Integer.parseInt(hostPort.substring(colon + 1)) : 5432;
+      socket.connect(new java.net.InetSocketAddress(host.isEmpty() ? "localhost" : host, port), timeoutMs);
+      socket.setSoTimeout(timeoutMs);
+      java.io.DataOutputStream out = new java.io.DataOutputStream(socket.getOutputStream());
+      out.writeInt(8);
+      out.writeInt(80877103); // SSLRequest
+      out.flush();
+      int answer = socket.getInputStream().read();
+      return answer == 'S' || answer == 'N';
+    } catch (java.io.IOException | NumberFormatException e) {
+      return false;
+    }
   }
 
   private static String rootMessage(Throwable e) {

@@ -1,18 +1,25 @@
 package io.shardwise.hibernate.transaction;
 
-import io.shardwise.hibernate.ShardwiseException;
+import io.shardwise.hibernate.TransactionAbortedException;
 
 /**
  * A cross-shard transaction was rolled back on every shard it touched: nothing it wrote is visible
- * anywhere. The cause says why (a shard could not flush or prepare, the deciding shard refused its
- * commit, or recovery ended the transaction while its coordinator stalled). An exception thrown by
- * the work itself is not wrapped in this one: it propagates unchanged (see
- * {@link CrossShardTransaction}). Safe to retry.
+ * anywhere. The cause says why: a shard answered the work, its flush, prepare or commit with an
+ * error (a lock timeout, a deadlock, a serialization failure, a constraint...), a shard could not be
+ * reached before the commit decision, or recovery ended the transaction while its coordinator
+ * stalled. An exception of the application's own thrown by the work is not wrapped in this one: it
+ * propagates unchanged (see {@link CrossShardTransaction}). Safe to retry: nothing was committed;
+ * {@link #isRetryable()} says whether the same work may succeed when run again.
  */
-public class CrossShardAbortedException extends ShardwiseException {
+public class CrossShardAbortedException extends TransactionAbortedException {
   private static final long serialVersionUID = 1L;
 
+  /** Retryable: for a failure that may not happen again (a shard that could not be reached, a stalled coordinator). */
   public CrossShardAbortedException(String message, Throwable cause) {
-    super(message, cause);
+    this(message, true, cause);
+  }
+
+  public CrossShardAbortedException(String message, boolean retryable, Throwable cause) {
+    super(message, retryable, cause);
   }
 }

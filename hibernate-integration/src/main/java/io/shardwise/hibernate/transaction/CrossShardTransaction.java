@@ -37,17 +37,21 @@ import org.hibernate.Session;
  * <h2>Exceptions</h2>
  *
  * <ul>
- *   <li>An exception thrown by the work itself propagates unchanged — the same instance — after
- *       every shard the work touched was rolled back: nothing it wrote is visible anywhere.</li>
- *   <li>{@link CrossShardAbortedException}: the work returned, but a shard could not flush or
- *       prepare, or recovery had already ended the transaction; every shard was rolled back, the
- *       failure is the cause. Safe to retry.</li>
+ *   <li>An exception of the application's own thrown by the work propagates unchanged — the same
+ *       instance — after every shard the work touched was rolled back: nothing it wrote is visible
+ *       anywhere.</li>
+ *   <li>{@link CrossShardAbortedException}: a shard answered the work, a flush, a prepare or a
+ *       commit with an error (a lock timeout, a deadlock, a serialization failure, a constraint...),
+ *       a shard could not be reached before the commit decision, or recovery had already ended the
+ *       transaction; every shard was rolled back, the failure is the cause. Safe to retry;
+ *       {@link CrossShardAbortedException#isRetryable()} says whether the same work may succeed.</li>
+ *   <li>{@code BucketMovedException}: a move's fence refused a write; every shard was rolled back
+ *       and the router has loaded the new map: retry at once.</li>
  *   <li>{@link TransactionInDoubtException}: every shard prepared, but the commit decision could
  *       not be confirmed; recovery settles it, all or nothing.</li>
  *   <li>When the work touched a single shard, there is no two-phase commit: that shard commits
- *       locally, and a failure of its flush or commit propagates as it is, as from
- *       {@code ShardRoute.inTransaction} (for instance {@code ShardUnavailableException} when the
- *       connection is lost).</li>
+ *       locally, and its failures are translated the same way; a commit that lost its connection is
+ *       {@code ShardUnavailableException}, its outcome unknown.</li>
  * </ul>
  */
 public interface CrossShardTransaction {

@@ -75,14 +75,14 @@ class FencingTest {
     int controlPort = pg.shard(0).primary().port();
     try (TcpProxy proxy = new TcpProxy(controlPort)) {
       String staleControl = MoveFixture.controlUrl(pg, DB).replace(":" + controlPort + "/", ":" + proxy.port() + "/");
-      SessionFactory staleFactory = MoveFixture.builder(pg, DB, staleControl)
-          .property("shardwise.control.version_check_interval_ms", "3600000")
-          .property("shardwise.control.router_lease_ms", "0") // deaf for good: no lease, fenced by the shard
-          .property("shardwise.primary.statement_timeout_ms", "1000")
-          .property("shardwise.primary.socket_timeout_ms", "2000").buildSessionFactory();
+      SessionFactory staleFactory = deafRouter(staleControl);
+      // a second deaf router, for a cross-shard transaction whose rows all sit on the fenced shard
+      SessionFactory staleAtomicFactory = deafRouter(staleControl);
       try {
         ShardedSessions stale = ShardedSessions.of(staleFactory);
+        ShardedSessions staleAtomic = ShardedSessions.of(staleAtomicFactory);
         assertEquals("s0", stale.shardFor(movingMerchant));
+        assertEquals("s0", staleAtomic.shardFor(movingMerchant));
         proxy.silenceOpenConnections();
 
         SwitchResult result = moves.switchWrites(w.id());
@@ -98,6 +98,14 @@ class FencingTest {
         assertEquals("s1", stale.shardFor(key), "the router refreshed its map when it was fenced");
         assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 1));
 
+        // atomically with one participant commits it without two-phase commit: the fence refuses its
+        // commit's flush, and that is the same BucketMovedException (it was Hibernate's GenericJDBCException)
+        BucketMovedException fencedAtomic = assertThrows(BucketMovedException.class, () -> staleAtomic.atomically(tx ->
+            tx.on(key, s -> s.persist(new PurchaseOrder(key * 1000 + 2, key, "atomically from the stale router")))));
+        assertEquals("s1", fencedAtomic.newOwner(), fencedAtomic.getMessage());
+        assertEquals("s1", staleAtomic.shardFor(key), "the router refreshed its map when it was fenced");
+        assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 2));
+
         stale.forKey(key).inTransaction(s -> s.persist(new PurchaseOrder(key * 1000 + 1, key, "from the stale router")));
         assertEquals(1, MoveFixture.count(s1, "SELECT count(*) FROM purchase_order WHERE id = ?", key * 1000 + 1));
         // the source's copy (kept for a rollback until complete) receives it only by reverse replication
@@ -112,12 +120,23 @@ class FencingTest {
       } finally {
         // the transaction log's connection is still silenced: closing retires the coordinator through
         // it, which must end at the socket timeout (2 s here), not wait for ever
-        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
-            staleFactory::close, "closing a session factory whose control database went silent");
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> {
+          staleFactory.close();
+          staleAtomicFactory.close();
+        }, "closing a session factory whose control database went silent");
       }
     }
     assertEquals(ReshardPhase.COMPLETED, moves.complete(w.id(), p -> { }).phase());
     assertEquals(0, MoveFixture.count(s0, "SELECT count(*) FROM pg_replication_slots"));
+  }
+
+  /** A session factory whose router stops hearing of map changes once the proxy silences its connections. */
+  SessionFactory deafRouter(String staleControl) {
+    return MoveFixture.builder(pg, DB, staleControl)
+        .property("shardwise.control.version_check_interval_ms", "3600000")
+        .property("shardwise.control.router_lease_ms", "0") // deaf for good: no lease, fenced by the shard
+        .property("shardwise.primary.statement_timeout_ms", "1000")
+        .property("shardwise.primary.socket_timeout_ms", "2000").buildSessionFactory();
   }
 
   /** Moves with the default pause limit of 100 ms. */

@@ -54,6 +54,7 @@ public final class NodeBreaker {
   private static final int CLOSED = 0;
   private static final int OPEN = 1;
   private static final int HALF_OPEN = 2;
+  private static final long ANSWER_RESOLUTION_NANOS = 1_000_000;
 
   private final String shardId;
   private final String node;
@@ -66,6 +67,11 @@ public final class NodeBreaker {
   private volatile long probeStartedNanos;
   private volatile Instant openedAt;
   private volatile String lastFailure;
+  /** System.nanoTime() when the server last answered: a unit of work ended without a lost connection, or a check reached it. */
+  private volatile long answeredNanos = System.nanoTime() - Long.MAX_VALUE / 2;
+  /** System.nanoTime() when the last {@link #answersSince} check that found the server silent ended. */
+  private volatile long silentNanos = System.nanoTime() - Long.MAX_VALUE / 2;
+  private final java.util.concurrent.locks.ReentrantLock checking = new java.util.concurrent.locks.ReentrantLock();
 
   /**
    * @param node the server as messages name it ({@code primary host:port})
@@ -121,12 +127,50 @@ public final class NodeBreaker {
     if (failures.get() != 0) {
       failures.set(0);
     }
+    long now = System.nanoTime();
+    if (now - answeredNanos > ANSWER_RESOLUTION_NANOS) { // a busy server's units write it once a millisecond at most
+      answeredNanos = now;
+    }
   }
 
   /** The probe reached the server: the breaker closes. */
   public void probeSucceeded() {
     failures.set(0);
+    answeredNanos = System.nanoTime();
     state.set(CLOSED);
+  }
+
+  /**
+   * Whether the server has answered since {@code sinceNanos} (a {@link System#nanoTime()} value):
+   * a unit of work on it ended without a lost connection since then, or else {@code check} — a
+   * round trip on a connection of its own, true when the server answered — says so. Whatever the
+   * number of callers, one runs the check at a time, and a caller that waited for another's check
+   * takes its result: one round trip per wave of callers. Used to tell a busy server (every
+   * connection in use, none came back in time) from a silent one when a checkout timed out.
+   */
+  public boolean answersSince(long sinceNanos, java.util.function.BooleanSupplier check) {
+    if (answeredNanos - sinceNanos >= 0) {
+      return true;
+    }
+    checking.lock();
+    try {
+      if (answeredNanos - sinceNanos >= 0) {
+        return true;
+      }
+      if (silentNanos - sinceNanos >= 0) {
+        return false;
+      }
+      long checked = System.nanoTime();
+      if (check.getAsBoolean()) {
+        answeredNanos = checked;
+        return true;
+      }
+      // silent for the whole check: callers that began waiting before it ended take this answer
+      silentNanos = System.nanoTime();
+      return false;
+    } finally {
+      checking.unlock();
+    }
   }
 
   /**

@@ -195,6 +195,11 @@ public final class ShardwiseComponents implements AutoCloseable {
       }
 
       @Override
+      public ShardMap refreshMap(long atLeastVersion) {
+        return router.refresh(atLeastVersion);
+      }
+
+      @Override
       public Connection primaryConnection(String shardId) {
         return pools.primary(shardId);
       }

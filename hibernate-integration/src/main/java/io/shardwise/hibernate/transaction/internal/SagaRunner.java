@@ -2,6 +2,7 @@ package io.shardwise.hibernate.transaction.internal;
 
 import io.shardwise.hibernate.ShardUnavailableException;
 import io.shardwise.hibernate.ShardwiseException;
+import io.shardwise.hibernate.internal.ShardFailures;
 import io.shardwise.hibernate.ShardwiseObjectsMissingException;
 import io.shardwise.hibernate.transaction.SagaDefinition;
 import io.shardwise.hibernate.transaction.SagaOutcome;
@@ -182,7 +183,7 @@ public final class SagaRunner {
       } catch (StepFailed f) {
         throw f;
       } catch (RuntimeException e) {
-        if (!transient_(e) || attempt >= maxAttempts) {
+        if (!ShardFailures.retryable(e) || attempt >= maxAttempts) {
           throw new StepFailed((forward ? "step " : "compensation of step ") + index + " (" + step.name() + ") failed"
               + (attempt > 1 ? " after " + attempt + " attempts" : "") + ": " + rootMessage(e), e);
         }
@@ -210,6 +211,10 @@ public final class SagaRunner {
           } catch (RuntimeException suppressed) {
             e.addSuppressed(suppressed);
           }
+        }
+        if (e instanceof RuntimeException re) {
+          // a fenced step refreshes the router, so that its retry goes to the bucket's new owner
+          throw ShardFailures.ofUnitOfWork(re, shardId, shardAccess::refreshMap);
         }
         throw e;
       }
@@ -339,23 +344,6 @@ public final class SagaRunner {
   }
 
   // ---------------------------------------------------------------------------------------
-
-  /** Connection loss, shard unavailable, serialization failure, deadlock, lock timeout: worth retrying. */
-  private static boolean transient_(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof ShardUnavailableException || t instanceof java.sql.SQLTransientException
-          || t instanceof java.sql.SQLRecoverableException) {
-        return true;
-      }
-      if (t instanceof SQLException sql && sql.getSQLState() != null) {
-        String state = sql.getSQLState();
-        if (state.startsWith("08") || state.startsWith("40") || state.equals("55P03") || state.startsWith("57P")) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
 
   private static String rootMessage(Throwable e) {
     Throwable root = e;

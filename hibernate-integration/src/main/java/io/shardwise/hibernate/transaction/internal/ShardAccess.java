@@ -12,6 +12,9 @@ public interface ShardAccess {
   /** The shard map routing uses now. */
   ShardMap shardMap();
 
+  /** Loads a shard map at least as new as {@code atLeastVersion} (-1: the newest) and routes with it from now on. */
+  ShardMap refreshMap(long atLeastVersion);
+
   /** A pooled connection to a shard's primary; the caller closes it. */
   Connection primaryConnection(String shardId);
 

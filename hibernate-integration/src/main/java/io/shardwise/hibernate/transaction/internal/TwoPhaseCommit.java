@@ -2,6 +2,7 @@ package io.shardwise.hibernate.transaction.internal;
 
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.ShardwiseException;
+import io.shardwise.hibernate.internal.ShardFailures;
 import io.shardwise.hibernate.transaction.CrossShardAbortedException;
 import io.shardwise.hibernate.transaction.CrossShardTransaction;
 import io.shardwise.hibernate.transaction.TransactionInDoubtException;
@@ -131,14 +132,19 @@ public final class TwoPhaseCommit {
         result = work.apply(participants);
       } catch (RuntimeException e) {
         participants.rollbackAll(e);
-        throw e;
+        throw ShardFailures.ofCrossShard(e, participants.lastShard, shardAccess::refreshMap);
       }
       List<Participant> all = List.copyOf(participants.byShard.values());
       if (all.isEmpty()) {
         return result;
       }
       if (all.size() == 1) {
-        all.get(0).commitLocally();
+        Participant only = all.get(0);
+        try {
+          only.commitLocally();
+        } catch (RuntimeException e) {
+          throw ShardFailures.ofCrossShard(e, only.shardId, shardAccess::refreshMap);
+        }
         return result;
       }
       Participant decider = all.get(all.size() - 1);
@@ -175,7 +181,7 @@ public final class TwoPhaseCommit {
         p.session.setHibernateFlushMode(FlushMode.MANUAL);
       } catch (RuntimeException e) {
         abort(null, all, e);
-        throw aborted("(not started)", "flushing on shard '" + p.shardId + "' failed: " + e.getMessage(), e);
+        throw aborted("(not started)", "flushing on shard '" + p.shardId + "' failed: " + e.getMessage(), e, p.shardId);
       }
     }
   }
@@ -202,7 +208,8 @@ public final class TwoPhaseCommit {
           Long.parseUnsignedLong(xidAndIncarnation[0]));
     } catch (RuntimeException e) {
       abort(null, all, e);
-      throw aborted("(not started)", "the deciding shard '" + decider.shardId + "' failed: " + e.getMessage(), e);
+      throw aborted("(not started)", "the deciding shard '" + decider.shardId + "' failed: " + e.getMessage(), e,
+          decider.shardId);
     }
   }
 
@@ -215,7 +222,7 @@ public final class TwoPhaseCommit {
         p.prepare(id);
       } catch (RuntimeException e) {
         abort(id, withDecider(others, decider), e);
-        throw aborted(id.gid(), "shard '" + p.shardId + "' could not prepare: " + e.getMessage(), e);
+        throw aborted(id.gid(), "shard '" + p.shardId + "' could not prepare: " + e.getMessage(), e, p.shardId);
       }
     }
   }
@@ -243,7 +250,8 @@ public final class TwoPhaseCommit {
         case ABORTED -> {
           abort(id, others, commitFailed);
           throw aborted(id.gid(), "its deciding shard '" + decider.shardId + "' did not commit (" + commitFailed.getMessage()
-              + "); if this coordinator stalled, recovery ended that transaction before it could commit", commitFailed);
+              + "); if this coordinator stalled, recovery ended that transaction before it could commit", commitFailed,
+              decider.shardId);
         }
         default -> throw inDoubt(id, others, commitFailed, "the deciding shard '" + decider.shardId + "' reports its"
             + " transaction " + id.deciderXidText() + " as " + outcome);
@@ -311,9 +319,9 @@ public final class TwoPhaseCommit {
     return all;
   }
 
-  private static CrossShardAbortedException aborted(String gid, String why, Throwable cause) {
-    return new CrossShardAbortedException("Cross-shard transaction " + gid + " was rolled back on every shard: "
-        + why + ". Nothing it wrote is visible anywhere; it is safe to retry.", cause);
+  /** {@link CrossShardAbortedException}, or {@code BucketMovedException} when a move's fence refused a write. */
+  private RuntimeException aborted(String gid, String why, RuntimeException cause, String shardId) {
+    return ShardFailures.aborted(gid, why, cause, shardId, shardAccess::refreshMap);
   }
 
   private static TransactionInDoubtException inDoubt(GlobalTransactionId id, List<Participant> others,
@@ -757,6 +765,8 @@ public final class TwoPhaseCommit {
   private final class Participants implements CrossShardTransaction {
     private final Function<String, Session> opener;
     private final Map<String, Participant> byShard = new LinkedHashMap<>();
+    /** The shard whose session the work was last given, for failure messages. */
+    String lastShard;
 
     Participants(Function<String, Session> opener) {
       this.opener = opener;
@@ -784,6 +794,7 @@ public final class TwoPhaseCommit {
     }
 
     private Participant participant(String shardId) {
+      lastShard = shardId;
       Participant p = byShard.get(shardId);
       if (p == null) {
         Session session = opener.apply(shardId);
