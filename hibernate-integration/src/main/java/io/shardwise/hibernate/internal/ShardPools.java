@@ -158,9 +158,14 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       probe(config, shardId, pool.url(), breaker, false);
       permit = NodeBreaker.PASS;
     }
+    Connection c;
+    breaker.checkoutStarted();
     try {
-      return counted ? pool.borrowCounted() : pool.borrow();
+      c = counted ? pool.borrowCounted() : pool.borrow();
     } catch (SQLException e) {
+      if (breaker.checkoutEnded()) {
+        throw breaker.refusal(); // the server was found silent while this caller waited
+      }
       HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
       if (stats != null && stats.getActiveConnections() >= config.poolSize()) {
         // every connection is out and none came back in time: a busy shard, not a dead one
@@ -171,6 +176,29 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       breaker.failed(permit == NodeBreaker.PROBE, "no connection: timed out after "
           + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + rootMessage(e) + ")");
       throw failure;
+    }
+    if (breaker.checkoutEnded()) {
+      closeQuietly(c); // the server was found silent just as the connection came
+      throw breaker.refusal();
+    }
+    return c;
+  }
+
+  private static void closeQuietly(Connection c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // back to its pool, which validates it before lending it again
+      }
+    }
+  }
+
+  /** Drops the idle connections of {@code pool}: the breaker's server was found silent. */
+  public static void evictIdle(RetiringPool pool) {
+    HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
+    if (stats != null) {
+      stats.softEvictConnections();
     }
   }
 
@@ -242,6 +270,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
         "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()),
         io.shardwise.hibernate.metrics.internal.StatementTimers.of(metrics, shardId, "primary",
             JdbcUrls.hostPort(url)), config.timeouts(shardId, false).socketTimeoutMs());
+    fresh.breaker().whenSilent(() -> evictIdle(fresh));
     pools.put(shardId, fresh);
     if (current != null) {
       retire(current);
@@ -322,8 +351,10 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     hc.addDataSourceProperty("socketTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
         timeouts.socketTimeoutMs())));
     hc.addDataSourceProperty("options", timeouts.serverOptions());
-    // HikariCP's aliveness check of an idle connection must not outlast the checkout it serves
-    hc.setValidationTimeout(Math.max(250, Math.min(5000, timeouts.connectionTimeoutMs() / 2)));
+    // HikariCP's aliveness check of an idle connection must not outlast the checkout it serves, nor
+    // hold a caller long on a server that went silent (it is not interruptible): a live server
+    // answers its empty query in a millisecond
+    hc.setValidationTimeout(Math.max(250, Math.min(1000, timeouts.connectionTimeoutMs() / 2)));
   }
 
   /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
