@@ -183,11 +183,11 @@ class FrozenNodeReleaseTest {
   private record Released(long atNanos, RuntimeException failure) {}
 
   /**
-   * The callers' threads: platform threads, or with {@code -Dshardwise.test.virtualThreads=true}
+   * The callers' threads: platform threads, or with {@code -Dfrozen.test.virtualThreads=true}
    * (JDK 21+) a virtual thread per caller, to run this test as an application on virtual threads would.
    */
   private static ExecutorService callers() throws ReflectiveOperationException {
-    if (Boolean.getBoolean("shardwise.test.virtualThreads")) {
+    if (Boolean.getBoolean("frozen.test.virtualThreads")) {
       return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
     }
     return Executors.newFixedThreadPool(3);
