@@ -232,11 +232,14 @@ final class ReplicaMonitor implements AutoCloseable {
    * busy machine) rarely misses a second, and a frozen one cannot answer either.
    */
   private boolean silentAgain(String url) {
+    long started = System.nanoTime();
     try (Connection c = openMonitorConnection(url, "shardwise-monitor-recheck"); Statement s = c.createStatement()) {
       s.execute("SELECT 1");
       return false;
     } catch (SQLException e) {
-      return ShardConnection.isTimeout(e);
+      // the driver's login timeout says "timed out" without a socket timeout beneath: go by the clock
+      return ShardConnection.isTimeout(e)
+          || System.nanoTime() - started >= TimeUnit.MILLISECONDS.toNanos(config.replicaConnectionTimeoutMs());
     }
   }
 
@@ -336,8 +339,11 @@ final class ReplicaMonitor implements AutoCloseable {
   private Connection openMonitorConnection(String url, String applicationName) throws SQLException {
     long answerMs = config.replicaConnectionTimeoutMs();
     long seconds = ShardwiseConfig.NodeTimeouts.driverSeconds(answerMs);
-    Connection c = DriverConnections.open(url, config.user(), config.password(), applicationName,
-        DriverConnections.timeouts(seconds, seconds));
+    java.util.Properties options = DriverConnections.timeouts(seconds, seconds);
+    // the whole login, not each read of it: with sslmode=prefer a silent server costs a socket
+    // timeout for the SSL request and another for the plain retry
+    options.setProperty("loginTimeout", Long.toString(seconds));
+    Connection c = DriverConnections.open(url, config.user(), config.password(), applicationName, options);
     try {
       c.setNetworkTimeout(Runnable::run, (int) answerMs);
     } catch (SQLException e) {
