@@ -149,14 +149,15 @@ public final class ShardRoute {
   }
 
   public <R> R fromSession(Function<Session, R> work) {
-    return readOnly ? retriedOffAFailedReplica(() -> sessionOnce(work, false)) : sessionOnce(work, false);
+    return readOnly ? retriedOffAFailedReplica(ms -> sessionOnce(work, false, ms))
+        : sessionOnce(work, false, deadlineMs);
   }
 
   /**
    * One attempt of {@link #fromSession}: a new session for {@code work}, closed when it returns or
    * throws — or, {@code leftOpen}, only when it throws (the result holds it, and its holder closes it).
    */
-  private <R> R sessionOnce(Function<Session, R> work, boolean leftOpen) {
+  private <R> R sessionOnce(Function<Session, R> work, boolean leftOpen, long deadlineMs) {
     String shard = requireForReads();
     ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, readOnly);
     Session session = ShardSessions.open(sessionFactory, shard, readOnly, metrics, kind);
@@ -210,7 +211,8 @@ public final class ShardRoute {
       throw new IllegalStateException("fromSessionLeftOpen is for scatter parts, which have neither a consistency"
           + " scope nor a unit-of-work deadline; this route has " + (scope != null ? "a scope" : "a deadline"));
     }
-    return readOnly ? retriedOffAFailedReplica(() -> sessionOnce(work, true)) : sessionOnce(work, true);
+    return readOnly ? retriedOffAFailedReplica(ms -> sessionOnce(work, true, ms))
+        : sessionOnce(work, true, deadlineMs);
   }
 
   /** Runs {@code work} in a transaction on this shard: committed if it returns, rolled back if it throws. */
@@ -222,27 +224,33 @@ public final class ShardRoute {
   }
 
   public <R> R fromTransaction(Function<Session, R> work) {
-    return readOnly ? retriedOffAFailedReplica(() -> transactionOnce(work)) : transactionOnce(work);
+    return readOnly ? retriedOffAFailedReplica(ms -> transactionOnce(work, ms)) : transactionOnce(work, deadlineMs);
   }
 
   /**
    * Runs a read-only unit of work; when a replica it was reading from went silent or was lost under
    * it (not a refusal by an open breaker, which sends reads elsewhere before anything is sent), runs
    * it once more in a new session that avoids that replica: on another replica or the primary, under
-   * the same read-your-writes requirement. A unit with its own deadline is not retried: the time is
-   * spent. The callback may therefore run twice; it wrote nothing to the shard the first time.
+   * the same read-your-writes requirement. A unit with its own deadline runs again with the time it
+   * has left, and not at all once that is spent. The callback may therefore run twice; it wrote
+   * nothing to the shard the first time.
+   *
+   * @param unit one attempt, given its deadline in milliseconds (0 for none)
    */
-  private <R> R retriedOffAFailedReplica(java.util.function.Supplier<R> unit) {
+  private <R> R retriedOffAFailedReplica(java.util.function.LongFunction<R> unit) {
+    long started = System.nanoTime();
     try {
-      return unit.get();
+      return unit.apply(deadlineMs);
     } catch (ShardUnavailableException failure) {
       String node = failure.node();
-      if (deadlineMs != 0 || failure.breakerState() != null || node == null || !node.startsWith("replica ")) {
+      long leftMs = deadlineMs - java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      if ((deadlineMs != 0 && leftMs <= 0) || failure.breakerState() != null || node == null
+          || !node.startsWith("replica ")) {
         throw failure;
       }
       ReadRetry.avoid(node);
       try {
-        return unit.get();
+        return unit.apply(deadlineMs == 0 ? 0 : leftMs);
       } catch (RuntimeException again) {
         again.addSuppressed(failure);
         throw again;
@@ -252,7 +260,7 @@ public final class ShardRoute {
     }
   }
 
-  private <R> R transactionOnce(Function<Session, R> work) {
+  private <R> R transactionOnce(Function<Session, R> work, long deadlineMs) {
     String shard = requireForReads();
     ReadYourWritesTracking.Writes writes = scope != null && !readOnly ? ReadYourWritesTracking.startTrackingWrites() : null;
     ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, readOnly);

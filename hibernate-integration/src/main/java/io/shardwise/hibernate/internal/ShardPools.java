@@ -159,9 +159,14 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       permit = NodeBreaker.PASS;
     }
     long waitStarted = System.nanoTime();
+    Connection c;
+    breaker.checkoutStarted();
     try {
-      return counted ? pool.borrowCounted() : pool.borrow();
+      c = counted ? pool.borrowCounted() : pool.borrow();
     } catch (SQLException e) {
+      if (breaker.checkoutEnded()) {
+        throw breaker.refusal(); // the server was found silent while this caller waited
+      }
       long checkoutMs = config.timeouts(shardId, false).connectionTimeoutMs();
       if (breaker.answersSince(waitStarted, () -> serverProcessAnswers(pool.url(), checkoutMs))) {
         // the server answers (a unit of work on it ended while this one waited, or a round trip of
@@ -173,6 +178,29 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       breaker.failed(permit == NodeBreaker.PROBE, "no connection: timed out after "
           + config.timeouts(shardId, false).connectionTimeoutMs() + " ms (" + rootMessage(e) + ")");
       throw failure;
+    }
+    if (breaker.checkoutEnded()) {
+      closeQuietly(c); // the server was found silent just as the connection came
+      throw breaker.refusal();
+    }
+    return c;
+  }
+
+  private static void closeQuietly(Connection c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // back to its pool, which validates it before lending it again
+      }
+    }
+  }
+
+  /** Drops the idle connections of {@code pool}: the breaker's server was found silent. */
+  public static void evictIdle(RetiringPool pool) {
+    HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();
+    if (stats != null) {
+      stats.softEvictConnections();
     }
   }
 
@@ -272,6 +300,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
         "primary " + JdbcUrls.hostPort(url), config.timeouts(shardId, false).connectionTimeoutMs()),
         io.shardwise.hibernate.metrics.internal.StatementTimers.of(metrics, shardId, "primary",
             JdbcUrls.hostPort(url)), config.timeouts(shardId, false).socketTimeoutMs());
+    fresh.breaker().whenSilent(() -> evictIdle(fresh));
     pools.put(shardId, fresh);
     if (current != null) {
       retire(current);
@@ -352,8 +381,10 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     hc.addDataSourceProperty("socketTimeout", Long.toString(ShardwiseConfig.NodeTimeouts.driverSeconds(
         timeouts.socketTimeoutMs())));
     hc.addDataSourceProperty("options", timeouts.serverOptions());
-    // HikariCP's aliveness check of an idle connection must not outlast the checkout it serves
-    hc.setValidationTimeout(Math.max(250, Math.min(5000, timeouts.connectionTimeoutMs() / 2)));
+    // HikariCP's aliveness check of an idle connection must not outlast the checkout it serves, nor
+    // hold a caller long on a server that went silent (it is not interruptible): a live server
+    // answers its empty query in a millisecond
+    hc.setValidationTimeout(Math.max(250, Math.min(1000, timeouts.connectionTimeoutMs() / 2)));
   }
 
   /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */

@@ -112,7 +112,14 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
 
   @Override
   public void releaseReadOnlyConnection(String shardId, Connection connection) throws SQLException {
-    reads.release(ShardConnection.unwrapped(connection));
+    try {
+      reads.release(ShardConnection.released(connection));
+    } catch (SQLException e) {
+      if (!ShardConnection.wasAborted(connection)) {
+        throw e;
+      }
+      // the pool's reset of an aborted connection fails; the pool evicts it, and the session's caller knows why
+    }
   }
 
   @Override

@@ -4,6 +4,8 @@ import io.shardwise.hibernate.BreakerState;
 import io.shardwise.hibernate.NodeStatus;
 import io.shardwise.hibernate.ShardUnavailableException;
 import java.time.Instant;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,7 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * The check on the way in ({@link #permit()}) is one volatile read; a success is one more
  * (the failure count is written only when it is not already zero). Nothing is allocated unless a
- * failure happens or the breaker is open.
+ * failure happens or the breaker is open. Releasing callers (below) costs each session's
+ * connection one concurrent-map entry for its checkout and one for its loan, nothing per statement.
  *
  * <h2>Concurrency</h2>
  *
@@ -36,6 +39,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  * opening. A probe that never reports (its thread died) is given up after {@code probeLeaseMillis},
  * and the next caller probes instead. The descriptive fields ({@code lastFailure}, the times) are
  * volatile and may lag the state by a moment; they are for messages and status only.
+ *
+ * <h2>Releasing the callers of a silent server</h2>
+ *
+ * A refusal only helps calls not yet made; a call already inside a statement on a frozen server
+ * waits for its socket timeout. So the breaker also knows the connections it has lent to sessions
+ * ({@link ShardConnection} joins the set at checkout and leaves at release: one set operation each
+ * way, nothing per statement), and when a probe finds the server silent — the breaker's own probe,
+ * or the replica monitor's two checks in a row ({@link #unreachable}) — it {@link ShardConnection#abort(String)
+ * aborts} each of them: the driver closes the socket without waiting for the server, and every
+ * caller inside a call fails at once with {@link ShardUnavailableException}. Failures counted by
+ * callers alone open the breaker but abort nothing: a checkout that timed out may mean a busy pool,
+ * and a statement on a live but slow server must run to its end. Only a probe that got no answer
+ * tells a silent server from a slow one.
+ *
+ * <p>Callers still waiting in the pool's checkout are released too: when there are any, the pool's
+ * idle connections are evicted ({@link #whenSilent}), so that no waiter goes on to validate one
+ * against the silent server (HikariCP's validation cannot be interrupted), and each thread
+ * registered in {@link #checkoutStarted()} is interrupted — at most once, and only
+ * while it is still registered: the registration and the interrupt are made under the same map
+ * entry's lock, so a thread that has left ({@link #checkoutEnded()}) is never interrupted later, and
+ * the interrupt it got is cleared as it leaves.
  *
  * <h2>Why our own class</h2>
  *
@@ -72,6 +96,12 @@ public final class NodeBreaker {
   /** System.nanoTime() when the last {@link #answersSince} check that found the server silent ended. */
   private volatile long silentNanos = System.nanoTime() - Long.MAX_VALUE / 2;
   private final java.util.concurrent.locks.ReentrantLock checking = new java.util.concurrent.locks.ReentrantLock();
+  /** The connections this server has lent to sessions and not yet got back (see the class comment). */
+  private final Set<ShardConnection> lent = ConcurrentHashMap.newKeySet();
+  /** Threads in the pool's checkout: true once interrupted because the server was found silent. */
+  private final ConcurrentHashMap<Thread, Boolean> waiting = new ConcurrentHashMap<>();
+  /** Evicts the idle connections of this server's pool (set by the pool's owner); null for none. */
+  private volatile Runnable evictIdle;
 
   /**
    * @param node the server as messages name it ({@code primary host:port})
@@ -183,9 +213,80 @@ public final class NodeBreaker {
     int count = failures.incrementAndGet();
     if (probe) {
       open(HALF_OPEN);
+      releaseCallers(what);
     } else if (count >= threshold) {
       open(CLOSED);
     }
+  }
+
+  /**
+   * A check of the server's own (the replica monitor's) got no answer: the breaker opens, or stays
+   * open from now, and every connection lent to a session is aborted. A probe under way is left to
+   * report.
+   *
+   * @param what what the check saw, for the callers' messages and the status
+   */
+  public void unreachable(String what) {
+    lastFailure = what;
+    failures.incrementAndGet();
+    if (state.get() == CLOSED) {
+      open(CLOSED);
+    } else if (state.get() == OPEN) {
+      openedAtNanos = System.nanoTime(); // no caller probes a server the monitor has just found silent
+    }
+    releaseCallers(what);
+  }
+
+  /** Aborts every connection lent to a session, evicts the idle ones, and interrupts the checkouts under way. */
+  private void releaseCallers(String what) {
+    for (ShardConnection c : lent) {
+      c.abort(what);
+    }
+    Runnable evict = evictIdle;
+    if (evict != null && !waiting.isEmpty()) {
+      evict.run(); // else they stay: after the thaw they serve at once, without a new connection each
+    }
+    for (Thread t : waiting.keySet()) {
+      waiting.computeIfPresent(t, (thread, interrupted) -> {
+        if (!interrupted) {
+          thread.interrupt();
+        }
+        return Boolean.TRUE;
+      });
+    }
+  }
+
+  /** {@code evict} drops the idle connections of this server's pool when the server is found silent. */
+  public void whenSilent(Runnable evict) {
+    this.evictIdle = evict;
+  }
+
+  /** The calling thread begins a checkout from this server's pool; it must call {@link #checkoutEnded()} after. */
+  public void checkoutStarted() {
+    waiting.put(Thread.currentThread(), Boolean.FALSE);
+  }
+
+  /**
+   * The calling thread's checkout is over. True when the server was found silent meanwhile and the
+   * thread was interrupted for it: that interrupt is cleared, and the caller must give up the
+   * checkout (with {@link #refusal()}) whatever it returned.
+   */
+  public boolean checkoutEnded() {
+    if (waiting.remove(Thread.currentThread()) == Boolean.TRUE) {
+      Thread.interrupted();
+      return true;
+    }
+    return false;
+  }
+
+  /** A connection lent to a session on this server (by its wrapper, at checkout). */
+  void lend(ShardConnection c) {
+    lent.add(c);
+  }
+
+  /** The connection is back (its wrapper is released). */
+  void giveBack(ShardConnection c) {
+    lent.remove(c);
   }
 
   private void open(int from) {

@@ -43,6 +43,14 @@ import java.util.function.Supplier;
  * the caller is being told about. A commit that fails this way has an unknown outcome, and says so.
  *
  * <p>Other errors (constraint violations, syntax, lock timeouts) pass through untouched.
+ *
+ * <h2>Aborted when its server is found silent</h2>
+ *
+ * A connection with a breaker is in that breaker's set of lent connections from its checkout to
+ * its release. When a probe finds the server silent, the breaker {@link #abort(String) aborts} it
+ * from another thread: the driver closes the socket, a statement blocked on it fails at once, and
+ * the failure says the server stopped answering (not "timed out after 15000 ms"). HikariCP evicts
+ * the connection on the driver's connection error, as it does for any lost connection.
  */
 public final class ShardConnection implements Connection {
 
@@ -69,6 +77,8 @@ public final class ShardConnection implements Connection {
   private long transactionStarted;
   /** Lent to a read-only session ({@link #forReadOnlySession}): its transactions are read-only whatever the server. */
   private boolean readOnlySession;
+  /** Why the breaker aborted this connection ({@link #abort}), written by the aborting thread; null while it was not. */
+  private volatile String abortedBecause;
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
       NodeBreaker breaker, StatementTimer statements, Object lender) {
@@ -79,6 +89,9 @@ public final class ShardConnection implements Connection {
     this.shardId = shardId;
     this.node = node;
     this.socketTimeoutMs = socketTimeoutMs;
+    if (breaker != null) {
+      breaker.lend(this);
+    }
   }
 
   /**
@@ -205,6 +218,46 @@ public final class ShardConnection implements Connection {
     return false;
   }
 
+  /**
+   * Closes the socket beneath without waiting for the server (pgjdbc's {@code abort}), from any
+   * thread: a statement running on it fails at once, and so does every later call. False when it
+   * was aborted before.
+   *
+   * @param why what the probe saw, for the message the caller gets
+   */
+  boolean abort(String why) {
+    if (abortedBecause != null) {
+      return false;
+    }
+    abortedBecause = why;
+    try {
+      target.abort(Runnable::run);
+    } catch (SQLException | RuntimeException alreadyClosed) {
+      // returned to its pool a moment ago: the pool's proxy no longer reaches the socket
+    }
+    return true;
+  }
+
+  /**
+   * What a read-only session's connection provider hands back to the read path: {@code c} leaves its
+   * breaker's lent set (a connection from {@link #wrap}; any other is returned unchanged), and the
+   * connection it stands for is returned.
+   */
+  public static Connection released(Connection c) {
+    if (c instanceof ShardConnection shard) {
+      if (shard.breaker != null) {
+        shard.breaker.giveBack(shard);
+      }
+      return shard.target;
+    }
+    return c;
+  }
+
+  /** Whether {@code c} (a connection from {@link #wrap}) was aborted because its server was found silent. */
+  public static boolean wasAborted(Connection c) {
+    return c instanceof ShardConnection shard && shard.abortedBecause != null;
+  }
+
   // --- failure handling -----------------------------------------------------------------------
 
   /**
@@ -309,6 +362,15 @@ public final class ShardConnection implements Connection {
 
   /** Throws when an earlier failure ended this connection, or when its unit of work's deadline has passed. */
   void requireAlive(String action) throws SQLException {
+    if (failure == null && abortedBecause != null) {
+      String server = server();
+      failure = new ShardUnavailableException("Cannot " + action + " on shard '" + shardId + "': its " + server
+          + " stopped answering (" + abortedBecause + "), so Shardwise closed the connection. Its transaction can"
+          + " never commit; nothing of this unit of work since its last commit was kept. Other shards are"
+          + " unaffected; retry when the server is back.", shardId, server,
+          new SQLException("aborted: " + abortedBecause, "08003"));
+      throw failure;
+    }
     if (deadlineNanos != 0 && failure == null) {
       requireBeforeDeadline(action);
     }
@@ -323,11 +385,15 @@ public final class ShardConnection implements Connection {
 
   /** The exception to throw for {@code e}: a recorded {@link ShardUnavailableException} when the connection is lost. */
   SQLException translate(SQLException e, String action) {
-    if (!isConnectionLost(e)) {
+    String aborted = abortedBecause;
+    if (aborted == null && !isConnectionLost(e)) {
       return e;
     }
     String server = server();
-    String what = isTimeout(e) && deadlineNanos != 0 && System.nanoTime() - deadlineNanos >= 0
+    String what = aborted != null
+        ? "its " + server + " stopped answering (" + aborted + "), so Shardwise closed the connection instead of"
+            + " waiting for the socket timeout (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + ")"
+        : isTimeout(e) && deadlineNanos != 0 && System.nanoTime() - deadlineNanos >= 0
         ? "its " + server + " did not answer: timed out after " + deadlineMs + " ms (the unit of work's deadline; SQLSTATE "
             + e.getSQLState() + ": " + e.getMessage() + "; the connection is closed)"
         : isTimeout(e)
@@ -338,7 +404,7 @@ public final class ShardConnection implements Connection {
         + action + ": " + what + ". " + (action.equals("committing")
             ? "The commit's outcome is unknown: the server may have committed before the connection broke. Check"
                 + " for the effect before retrying."
-            : isTimeout(e)
+            : aborted != null || isTimeout(e)
                 ? "The connection was closed, so its transaction can never commit; nothing of this unit of work since"
                     + " its last commit was kept. Other shards are unaffected; retry when the server is back."
                 : "The server ended the connection's transaction; nothing of this unit of work since its last commit"
@@ -374,9 +440,14 @@ public final class ShardConnection implements Connection {
     }
   }
 
+  /** Lost, timed out or aborted: the server ended (or will end) its transaction, and resets are moot. */
+  private boolean broken() {
+    return failure != null || abortedBecause != null;
+  }
+
   @Override
   public void rollback() throws SQLException {
-    if (failure != null) {
+    if (broken()) {
       if (inTransaction) {
         transactionEnded(StatementTimer.TransactionOutcome.FAILED);
       }
@@ -408,7 +479,7 @@ public final class ShardConnection implements Connection {
 
   @Override
   public void setAutoCommit(boolean autoCommit) throws SQLException {
-    if (failure != null && autoCommit) {
+    if (broken() && autoCommit) {
       if (inTransaction) {
         transactionEnded(StatementTimer.TransactionOutcome.FAILED);
       }
@@ -467,7 +538,7 @@ public final class ShardConnection implements Connection {
 
   @Override
   public void setTransactionIsolation(int level) throws SQLException {
-    if (failure != null) {
+    if (broken()) {
       return; // a reset on release; the connection is dead either way
     }
     try {
@@ -484,7 +555,7 @@ public final class ShardConnection implements Connection {
 
   @Override
   public void setReadOnly(boolean readOnly) throws SQLException {
-    if (failure != null) {
+    if (broken()) {
       return; // a reset on release: throwing here would hide the failure the caller is being told about
     }
     try {
@@ -590,13 +661,23 @@ public final class ShardConnection implements Connection {
   @Override
   public void close() throws SQLException {
     if (inTransaction) { // the pool rolls it back
-      transactionEnded(failure != null ? StatementTimer.TransactionOutcome.FAILED
+      transactionEnded(broken() ? StatementTimer.TransactionOutcome.FAILED
           : StatementTimer.TransactionOutcome.ROLLED_BACK);
     }
-    if (failure == null && breaker != null) {
-      breaker.succeeded();
+    if (breaker != null) {
+      breaker.giveBack(this);
+      if (failure == null && abortedBecause == null) {
+        breaker.succeeded();
+      }
     }
-    target.close();
+    try {
+      target.close();
+    } catch (SQLException e) {
+      if (abortedBecause == null) {
+        throw e;
+      }
+      // the pool's reset of an aborted connection fails; the pool evicts it, and the caller knows why
+    }
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.shardwise.hibernate.readwrite.internal;
 import io.shardwise.hibernate.BreakerState;
 import io.shardwise.hibernate.internal.jdbc.DriverConnections;
 import io.shardwise.hibernate.internal.jdbc.NodeBreaker;
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
@@ -42,6 +43,18 @@ import java.util.function.Supplier;
  * through anyone, so they are as current as any reader can be. Read-your-writes pins still apply
  * (a pin past a replica's position sends the read to the primary, and fails there), and so does
  * the idle-primary rule below.
+ *
+ * <h2>A silent server releases its callers</h2>
+ *
+ * Each check waits for the server's answer at most {@code shardwise.replica.connection_timeout_ms}
+ * (default 1 s). A check that got no answer in that time is made once more at once on a new
+ * connection; two without an answer (a frozen server, a black hole — not a refused connection,
+ * which callers see at once themselves) find the server silent: its breaker
+ * opens and every connection it has lent to a session is aborted ({@link NodeBreaker#unreachable}),
+ * so the callers inside a statement on it fail at once instead of waiting for the socket timeout,
+ * and a read-only unit of work on a replica runs once more elsewhere. A statement that is merely
+ * long runs on: its server answers the check. The primaries watched are those of shards with
+ * replicas and every primary a session has used; a check that succeeds closes the server's breaker.
  *
  * <p>A replay position lower than the last one is believed, not ignored: the server behind the
  * URL was rebuilt or restored from an older backup, and what the old one had replayed says nothing
@@ -112,8 +125,8 @@ final class ReplicaMonitor implements AutoCloseable {
         ShardMap map = maps.get();
         Set<String> primaryUrls = new HashSet<>();
         for (String shardId : map.shards().keySet()) {
-          if (replicas.of(map, shardId).isEmpty()) {
-            continue;
+          if (replicas.of(map, shardId).isEmpty() && pools.breakerOf(shardId) == null) {
+            continue; // neither replicas to judge nor sessions to release
           }
           String url = map.shards().get(shardId).primaryUrl();
           primaryUrls.add(url);
@@ -199,7 +212,34 @@ final class ReplicaMonitor implements AutoCloseable {
       return lsn;
     } catch (SQLException | RuntimeException e) {
       close(primaryConnections.remove(url));
+      NodeBreaker breaker = pools.breakerOf(shardId);
+      if (breaker != null && ShardConnection.isTimeout(e) && silentAgain(url)) {
+        breaker.unreachable(silence());
+      }
       return -1;
+    }
+  }
+
+  /** What two checks that timed out saw, as the callers' messages and the breaker's status say it. */
+  private String silence() {
+    return "two checks of the replica monitor got no answer within " + config.replicaConnectionTimeoutMs()
+        + " ms each";
+  }
+
+  /**
+   * A check that got no answer is made once more at once, on a new connection, before the server is
+   * found silent: a live server that missed one answer (its backend or this thread held up by a
+   * busy machine) rarely misses a second, and a frozen one cannot answer either.
+   */
+  private boolean silentAgain(String url) {
+    long started = System.nanoTime();
+    try (Connection c = openMonitorConnection(url, "shardwise-monitor-recheck"); Statement s = c.createStatement()) {
+      s.execute("SELECT 1");
+      return false;
+    } catch (SQLException e) {
+      // the driver's login timeout says "timed out" without a socket timeout beneath: go by the clock
+      return ShardConnection.isTimeout(e)
+          || System.nanoTime() - started >= TimeUnit.MILLISECONDS.toNanos(config.replicaConnectionTimeoutMs());
     }
   }
 
@@ -249,6 +289,9 @@ final class ReplicaMonitor implements AutoCloseable {
             : lagBytes > config.replicaMaxLagBytes() ? "lags " + lagBytes + " bytes (limit " + config.replicaMaxLagBytes() + ")"
             : lagMillis > config.replicaMaxLagMs() ? "lags " + lagMillis + " ms (limit " + config.replicaMaxLagMs() + ")"
             : null;
+        if (replica.breaker.state() != BreakerState.CLOSED) {
+          replica.breaker.probeSucceeded(); // it answers again
+        }
         if (problem == null) {
           if (!replica.healthy) {
             LOG.log(System.Logger.Level.INFO, "Replica {0} of shard {1} is back in rotation", JdbcUrls.redact(replica.url),
@@ -265,6 +308,9 @@ final class ReplicaMonitor implements AutoCloseable {
       closeConnection(replica);
       replica.checkedAt = now;
       takeOut(replica, "unreachable: " + e.getMessage());
+      if (ShardConnection.isTimeout(e) && silentAgain(replica.url)) {
+        replica.breaker.unreachable(silence());
+      }
     }
   }
 
@@ -286,10 +332,25 @@ final class ReplicaMonitor implements AutoCloseable {
     return c;
   }
 
+  /**
+   * A connection of the monitor's own, whose every read waits at most the answer deadline
+   * ({@code shardwise.replica.connection_timeout_ms}; the driver's login in whole seconds, rounded up).
+   */
   private Connection openMonitorConnection(String url, String applicationName) throws SQLException {
-    long timeout = Math.max(1, config.replicaConnectionTimeoutMs() / 1000);
-    return DriverConnections.open(url, config.user(), config.password(), applicationName,
-        DriverConnections.timeouts(timeout, Math.max(2, timeout * 2)));
+    long answerMs = config.replicaConnectionTimeoutMs();
+    long seconds = ShardwiseConfig.NodeTimeouts.driverSeconds(answerMs);
+    java.util.Properties options = DriverConnections.timeouts(seconds, seconds);
+    // the whole login, not each read of it: with sslmode=prefer a silent server costs a socket
+    // timeout for the SSL request and another for the plain retry
+    options.setProperty("loginTimeout", Long.toString(seconds));
+    Connection c = DriverConnections.open(url, config.user(), config.password(), applicationName, options);
+    try {
+      c.setNetworkTimeout(Runnable::run, (int) answerMs);
+    } catch (SQLException e) {
+      close(c);
+      throw e;
+    }
+    return c;
   }
 
   private void closeConnection(ReplicaNode replica) {

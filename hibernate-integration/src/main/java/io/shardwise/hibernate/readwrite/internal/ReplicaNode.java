@@ -60,6 +60,12 @@ final class ReplicaNode {
     this.healthy = false;
     this.breaker = ShardPools.newBreaker(config, shardId, "replica " + JdbcUrls.hostPort(url),
         config.timeouts(shardId, true).connectionTimeoutMs());
+    this.breaker.whenSilent(() -> {
+      RetiringPool lending = pool;
+      if (lending != null) {
+        ShardPools.evictIdle(lending);
+      }
+    });
     this.statements = io.shardwise.hibernate.metrics.internal.StatementTimers.of(metrics, shardId, "replica",
         JdbcUrls.hostPort(url));
   }
@@ -103,12 +109,32 @@ final class ReplicaNode {
         }
       }
     }
-    Connection c = p.borrow();
+    Connection c;
+    breaker.checkoutStarted();
+    try {
+      c = p.borrow();
+    } catch (SQLException e) {
+      if (breaker.checkoutEnded()) {
+        throw silentDuringCheckout();
+      }
+      throw e;
+    }
+    if (breaker.checkoutEnded()) {
+      if (c != null) {
+        c.close();
+      }
+      throw silentDuringCheckout();
+    }
     if (c == null) {
       throw new SQLException("replica " + JdbcUrls.redact(url) + " of shard " + shardId + " left the shard map");
     }
     outstanding.incrementAndGet();
     return c;
+  }
+
+  private SQLException silentDuringCheckout() {
+    return new SQLException("replica " + JdbcUrls.redact(url) + " of shard " + shardId + " was found silent during"
+        + " the checkout: " + breaker.status().lastFailure());
   }
 
   /** The replica is no longer in the shard map: it lends nothing more; its pool, if any, to retire. */

@@ -109,6 +109,8 @@ public final class TwoPhaseCommit {
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final Set<String> checkedShards = ConcurrentHashMap.newKeySet();
   private final Set<String> reportedUntrusted = ConcurrentHashMap.newKeySet();
+  /** One recovery at a time ({@link #recover}). */
+  private final java.util.concurrent.locks.ReentrantLock recovering = new java.util.concurrent.locks.ReentrantLock();
 
   TwoPhaseCommit(ShardAccess shardAccess, TxLog log, String coordinatorId, CrossShardService service) {
     this.shardAccess = shardAccess;
@@ -617,7 +619,18 @@ public final class TwoPhaseCommit {
    * @param graceMillis a gid of a live coordinator younger than this is left alone
    * @param staleAfterMillis a coordinator whose heartbeat is older than this is gone
    */
-  public synchronized RecoveryResult recover(long graceMillis, long staleAfterMillis) {
+  public RecoveryResult recover(long graceMillis, long staleAfterMillis) {
+    // a lock, not a monitor: recovery waits on shards, and a virtual thread that waits inside a
+    // monitor pins its carrier thread on JDK 21 (up to JDK 23)
+    recovering.lock();
+    try {
+      return recoverAlone(graceMillis, staleAfterMillis);
+    } finally {
+      recovering.unlock();
+    }
+  }
+
+  private RecoveryResult recoverAlone(long graceMillis, long staleAfterMillis) {
     Set<String> live;
     boolean everyoneMayBeAlive = false;
     try {
