@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * an API change never lands without its changelog entry.
  *
  * <p>Regenerate with {@code mvn -pl architecture-tests -am test -Dtest=PublicApiTest
- * -Dsurefire.failIfNoSpecifiedTests=false -Dshardwise.api.record=true}, then describe the change under
+ * -Dsurefire.failIfNoSpecifiedTests=false -Drecord.api=true}, then describe the change under
  * {@code [Unreleased]} in CHANGELOG.md together with the fingerprint line the test prints.
  */
 class PublicApiTest {
@@ -57,7 +57,7 @@ class PublicApiTest {
   @Test
   void publicApiIsTheRecordedOne() throws IOException {
     Map<String, String> current = currentApi();
-    if (Boolean.getBoolean("shardwise.api.record")) {
+    if (Boolean.getBoolean("record.api")) {
       record(current);
     }
     List<String> problems = new ArrayList<>();
@@ -71,7 +71,7 @@ class PublicApiTest {
     if (!problems.isEmpty()) {
       fail("The public API changed:\n" + String.join("\n", problems) + "\nIf the change is meant, record it:"
           + " mvn -pl architecture-tests -am test -Dtest=PublicApiTest -Dsurefire.failIfNoSpecifiedTests=false"
-          + " -Dshardwise.api.record=true, and describe it in CHANGELOG.md under [Unreleased].");
+          + " -Drecord.api=true, and describe it in CHANGELOG.md under [Unreleased].");
     }
     String fingerprint = fingerprint(current);
     String changelog = Files.readString(ROOT.resolve("CHANGELOG.md"), StandardCharsets.UTF_8);
