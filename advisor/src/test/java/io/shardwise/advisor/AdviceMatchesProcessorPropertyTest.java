@@ -102,7 +102,7 @@ class AdviceMatchesProcessorPropertyTest {
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     try (StandardJavaFileManager fileManager = javac.getStandardFileManager(diagnostics, Locale.ROOT,
         StandardCharsets.UTF_8)) {
-      List<String> options = List.of("-proc:only", "-Xmaxerrs", "100000", "-processor",
+      List<String> options = List.of("-proc:only", "-Xmaxerrs", "100000", "-Ashardwise.maxErrors=100000", "-processor",
           "io.shardwise.processor.ShardwiseProcessor",
           "-classpath", System.getProperty("java.class.path"), "-d", work.toString());
       javac.getTask(null, fileManager, diagnostics, options, null, fileManager.getJavaFileObjectsFromPaths(files))

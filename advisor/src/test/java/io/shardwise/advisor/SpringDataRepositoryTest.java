@@ -30,7 +30,8 @@ class SpringDataRepositoryTest {
     assertEquals(Kind.NEEDS_PREDICATE, verdicts.get("TaskRepository.findByProjectId"));
     assertEquals(Kind.SCATTER_GATHER, verdicts.get("TaskRepository.countByDone"));
     assertEquals(Kind.SCATTER_GATHER, verdicts.get("TaskRepository.findByAssigneeEmail"));
-    assertEquals(Kind.NEEDS_PREDICATE, verdicts.get("TaskRepository.ofTenant"), "four parts: the rule does not follow it");
+    assertEquals(Kind.SINGLE_SHARD, verdicts.get("TaskRepository.ofTenant"),
+        "t.project.tenant.id: a path through the group's associations to the root's id pins the key");
     assertEquals(Kind.NOT_JUDGED, verdicts.get("TaskRepository.everyRow"));
     assertEquals(5, verdicts.size(), verdicts.toString());
   }

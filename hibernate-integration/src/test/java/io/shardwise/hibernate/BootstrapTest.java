@@ -106,8 +106,14 @@ class BootstrapTest {
     try (SessionFactory sf = builder.buildSessionFactory()) {
       ShardedSessions.of(sf).forShard("shard2").inSession(s -> s.createNativeQuery("SELECT 1", Integer.class)
           .getSingleResult());
-      await().atMost(Duration.ofSeconds(10)).until(() -> connectionsTagged(pg.shard(2), tag) == 3);
-      assertEquals(0, connectionsTagged(pg.shard(1), tag), "no session has needed shard1 yet: its pool is not open");
+      // the pool's 3 idle connections, and the replica monitor's one to a primary a session used
+      // (it watches that primary so that a freeze releases the session's callers); its URL, and so
+      // its application name, is the pool's
+      await().atMost(Duration.ofSeconds(10)).until(() -> connectionsTagged(pg.shard(2), tag) >= 3);
+      long opened = connectionsTagged(pg.shard(2), tag);
+      assertTrue(opened == 3 || opened == 4, opened + " connections: 3 idle in the pool, at most 1 of the monitor");
+      assertEquals(0, connectionsTagged(pg.shard(1), tag),
+          "no session has needed shard1 yet: neither its pool nor the monitor connected to it");
     }
   }
 
