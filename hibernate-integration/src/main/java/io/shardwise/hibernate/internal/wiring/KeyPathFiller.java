@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.hibernate.Hibernate;
-import org.hibernate.engine.spi.ManagedEntity;
+import org.hibernate.engine.spi.EntityEntry;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.event.spi.MergeContext;
 import org.hibernate.event.spi.MergeEvent;
@@ -204,9 +204,10 @@ final class KeyPathFiller implements PersistEventListener, MergeEventListener, P
       }
     }
     if (owner == null) {
-      for (ManagedEntity managed : session.getPersistenceContextInternal().reentrantSafeManagedEntities()) {
-        if (lists(owners, listType, path.listedIn(), managed.$$_hibernate_getEntityInstance(), entity, session)) {
-          owner = managed.$$_hibernate_getEntityInstance();
+      // reentrantSafeEntityEntries, not 7.4's reentrantSafeManagedEntities: Spring Boot 4.0 brings Hibernate 7.2
+      for (Map.Entry<Object, EntityEntry> managed : session.getPersistenceContextInternal().reentrantSafeEntityEntries()) {
+        if (lists(owners, listType, path.listedIn(), managed.getKey(), entity, session)) {
+          owner = managed.getKey();
           ownerCopy = owner;
           break;
         }
