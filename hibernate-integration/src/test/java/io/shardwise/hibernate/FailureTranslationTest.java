@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.bank.Account;
+import io.shardwise.hibernate.internal.ShardFailures;
 import io.shardwise.hibernate.resharding.BucketMovedException;
 import io.shardwise.hibernate.transaction.CrossShardAbortedException;
 import io.shardwise.hibernate.transaction.CrossShardTransaction;
@@ -218,6 +219,24 @@ class FailureTranslationTest {
   }
 
   @Test
+  void aStatementTheServerCancelsAtItsTimeoutIsAnUnavailableShardWhicheverClockFiresFirst() {
+    Consumer<Session> slow = s -> s.doWork(c -> {
+      try (Statement st = c.createStatement()) {
+        st.execute("SET LOCAL statement_timeout = 100");
+        st.execute("SELECT pg_sleep(2)");
+      }
+    });
+    ShardUnavailableException unit = assertThrows(ShardUnavailableException.class,
+        () -> shards.forKey(a0).inTransaction(slow));
+    assertEquals("shard0", unit.shardId());
+    assertTrue(unit.getMessage().contains("57014"), unit.getMessage());
+    ShardUnavailableException crossShard = assertThrows(ShardUnavailableException.class,
+        () -> shards.atomically(tx -> tx.on(a0, slow)));
+    assertEquals("shard0", crossShard.shardId());
+    assertTrue(ShardFailures.retryable(crossShard));
+  }
+
+  @Test
   void aDuplicateKeyIsAnAbortThatRetryingCannotMend() {
     TransactionAbortedException unit = assertThrows(TransactionAbortedException.class,
         () -> shards.forKey(a0).inTransaction(s -> s.persist(new Account(a0, 5))));
@@ -306,7 +325,6 @@ class FailureTranslationTest {
     causes.put("40001", true);
     causes.put("23505", false);
     causes.put("22012", false);
-    causes.put("57014", false);
     List<String> wrong = new ArrayList<>();
     entryPoints().forEach((name, entryPoint) -> {
       boolean crossShard = !name.startsWith("ShardRoute");
@@ -317,6 +335,11 @@ class FailureTranslationTest {
           wrong.add(name + " / " + sqlState + ": " + thrown);
         }
       });
+      RuntimeException timedOut = assertThrows(RuntimeException.class, () -> entryPoint.accept(raising("57014", "")));
+      if (!(timedOut instanceof ShardUnavailableException unavailable) || unavailable.shardId() == null
+          || !unavailable.getMessage().contains("statement_timeout")) {
+        wrong.add(name + " / 57014: " + timedOut);
+      }
       RuntimeException fenced = assertThrows(RuntimeException.class, () -> entryPoint.accept(
           raising(BucketMovedException.SQLSTATE_MOVED, "bucket=3 owner=shard1")));
       if (!(fenced instanceof BucketMovedException moved) || moved.bucket() != 3 || !"shard1".equals(moved.newOwner())) {

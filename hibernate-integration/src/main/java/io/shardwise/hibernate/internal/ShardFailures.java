@@ -25,6 +25,10 @@ import org.hibernate.StaleStateException;
  *       chain) → {@link BucketMovedException}, after the router has loaded the newest map;</li>
  *   <li>a Shardwise exception (a lost connection already is {@link ShardUnavailableException}, a
  *       full pool {@link ShardSaturatedException}) → itself, unwrapped from Hibernate's wrapper;</li>
+ *   <li>a statement the shard cancelled at its {@code statement_timeout} (SQLSTATE {@code 57014}:
+ *       the pool's {@code shardwise.<role>.statement_timeout_ms} or the unit's deadline) →
+ *       {@link ShardUnavailableException}, as when the client's side of the deadline fires first:
+ *       which of the two clocks notices is a race the application must not see;</li>
  *   <li>any other error the shard answered with (a Hibernate or Jakarta Persistence exception caused
  *       by the driver's, or a versioned row found changed) → {@link TransactionAbortedException},
  *       {@link CrossShardAbortedException} for a cross-shard transaction, retryable when another
@@ -35,6 +39,8 @@ import org.hibernate.StaleStateException;
 public final class ShardFailures {
   /** Lock timeout, serialization failure, deadlock: another transaction was in the way. */
   private static final java.util.Set<String> CONFLICTS = java.util.Set.of("55P03", "40001", "40P01");
+  /** query_canceled: the server's statement_timeout. */
+  private static final String STATEMENT_TIMEOUT = "57014";
 
   private ShardFailures() {}
 
@@ -92,7 +98,8 @@ public final class ShardFailures {
   /**
    * Whether running the same work again may succeed: somewhere in the cause chain another
    * transaction was in the way (a lock timeout, a deadlock, a serialization failure, a versioned
-   * row changed), a shard could not be reached or was too busy, or routing was out of date.
+   * row changed), a shard could not be reached, was too busy or too slow (a statement timeout), or
+   * routing was out of date.
    */
   public static boolean retryable(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -104,7 +111,7 @@ public final class ShardFailures {
       }
       if (t instanceof SQLException sql && sql.getSQLState() != null) {
         String state = sql.getSQLState();
-        if (CONFLICTS.contains(state) || state.startsWith("08") || state.startsWith("57P")
+        if (CONFLICTS.contains(state) || STATEMENT_TIMEOUT.equals(state) || state.startsWith("08") || state.startsWith("57P")
             || BucketMovedException.SQLSTATE_MOVED.equals(state) || BucketMovedException.SQLSTATE_FROZEN.equals(state)) {
           return true;
         }
@@ -138,6 +145,14 @@ public final class ShardFailures {
       if (t instanceof ShardwiseException shardwise) {
         return shardwise;
       }
+    }
+    SQLException sql = sqlCause(e);
+    if (sql != null && STATEMENT_TIMEOUT.equals(sql.getSQLState())) {
+      return new ShardUnavailableException((shardId == null ? "A shard" : "Shard '" + shardId + "'")
+          + " did not answer in time: it cancelled a statement at its statement_timeout (SQLSTATE 57014: "
+          + sql.getMessage() + "), the unit of work's deadline or shardwise.<role>.statement_timeout_ms. Nothing of"
+          + " the unit of work since its last commit was kept; retry it later, or give it a longer deadline if the"
+          + " statement is slow rather than the shard busy.", shardId, null, e);
     }
     return null;
   }
