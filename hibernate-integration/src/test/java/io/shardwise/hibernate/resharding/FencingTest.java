@@ -22,6 +22,7 @@ import java.util.Set;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -190,6 +191,7 @@ class FencingTest {
   }
 
   @Test
+  @Tag("long")
   void aMapChangeThatCannotBeMadeIsGivenUpAndWritesGoOnAtTheSource() throws Exception {
     Resharding moves = shards.resharding();
     ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", moving(), List.of()), p -> { });

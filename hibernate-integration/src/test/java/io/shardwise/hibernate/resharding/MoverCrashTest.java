@@ -16,6 +16,7 @@ import java.util.List;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The mover's JVM dies during the copy and during the write switch: cancel or resume leave nothing behind. */
@@ -97,6 +98,7 @@ class MoverCrashTest {
   }
 
   @Test
+  @Tag("long")
   void aMoverKilledDuringTheCopyIsResumedByAnotherProcess() throws Exception {
     assertEquals(86, moverProcess("DURING_COPY", ("start s0 s1 0-170 " + TABLES).split(" ")));
     Resharding moves = shards.resharding();
@@ -128,6 +130,7 @@ class MoverCrashTest {
   }
 
   @Test
+  @Tag("long")
   void aMoverKilledAfterTheFlipIsFinishedByResume() throws Exception {
     Resharding moves = shards.resharding();
     ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", BucketRanges.parse("0-170"), List.of()), p -> { });
@@ -143,6 +146,7 @@ class MoverCrashTest {
   }
 
   @Test
+  @Tag("long")
   void aMoverKilledDuringTheReverseSetUpIsCancelledWithoutAnOrphanSlot() throws Exception {
     Resharding moves = shards.resharding();
     ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", BucketRanges.parse("0-170"), List.of()), p -> { });
@@ -182,6 +186,7 @@ class MoverCrashTest {
   }
 
   @Test
+  @Tag("long")
   void aMoverKilledAfterTheFlipBackIsFinishedByResume() throws Exception {
     Resharding moves = shards.resharding();
     ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", BucketRanges.parse("0-170"), List.of()), p -> { });

@@ -16,6 +16,7 @@ import org.awaitility.Awaitility;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -168,6 +169,7 @@ class ReverseRollbackTest {
   }
 
   @Test
+  @Tag("long")
   void aRollbackThatCannotFinishWithinThePauseLimitIsAbandonedAndWritesGoOnAtTheTarget() throws Exception {
     Resharding moves = shards.resharding();
     long key = firstMovingMerchant();
