@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,6 +46,8 @@ class FrozenNodeReleaseTest {
   private static final long RELEASED_WITHIN_MS = 8000;
   private static SessionFactory sessionFactory;
   private static ShardedSessions shards;
+  /** Carriers pinned by the callers' virtual threads (JDK 21+, where the callers are virtual threads). */
+  private static CallerThreads.Pinning pinning;
 
   @BeforeAll
   static void start(PostgresTopology pg) {
@@ -58,11 +59,18 @@ class FrozenNodeReleaseTest {
     }
     sessionFactory = builder.buildSessionFactory();
     shards = ShardedSessions.of(sessionFactory);
+    pinning = new CallerThreads.Pinning(Duration.ofMillis(20));
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws java.io.IOException {
     sessionFactory.close();
+    try (CallerThreads.Pinning recorded = pinning) {
+      List<String> pinned = recorded.pinned();
+      System.out.println("FrozenNodeReleaseTest: callers on " + (CallerThreads.virtual() ? "virtual" : "platform")
+          + " threads, " + pinned.size() + " carriers pinned for 20 ms or more");
+      assertEquals(List.of(), pinned, "carriers pinned by the callers' virtual threads");
+    }
   }
 
   @AfterEach
@@ -80,7 +88,7 @@ class FrozenNodeReleaseTest {
     long frozen = profile(keyOn(shards, "shard1"), "frozen");
     PostgresNode frozenPrimary = pg.shard(1).primary();
     String frozenNode = "primary " + frozenPrimary.host() + ":" + frozenPrimary.port();
-    ExecutorService callers = callers();
+    ExecutorService callers = CallerThreads.callers(3);
     try {
       // one long statement on the live shard, two on the shard about to freeze, all in write transactions
       Future<Long> longOnLive = callers.submit(() -> {
@@ -181,17 +189,6 @@ class FrozenNodeReleaseTest {
   }
 
   private record Released(long atNanos, RuntimeException failure) {}
-
-  /**
-   * The callers' threads: platform threads, or with {@code -Dfrozen.test.virtualThreads=true}
-   * (JDK 21+) a virtual thread per caller, to run this test as an application on virtual threads would.
-   */
-  private static ExecutorService callers() throws ReflectiveOperationException {
-    if (Boolean.getBoolean("frozen.test.virtualThreads")) {
-      return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
-    }
-    return Executors.newFixedThreadPool(3);
-  }
 
   private static long profile(long user, String name) {
     shards.forKey(user).inTransaction(s -> s.merge(new Profile(user, name)));

