@@ -130,8 +130,8 @@ public final class ShardwiseConfig {
   /** Keys Shardwise reads under {@code shardwise.shard.<id>.}. */
   private static final List<String> SHARD_ATTRIBUTES = List.of("url", "replicas", "weight", "state");
 
-  /** Every fixed key. Per-shard, range and directory keys are patterns, matched in {@link #isKnown}. */
-  private static final Set<String> KNOWN_KEYS = Set.copyOf(knownKeys());
+  /** Every fixed key of the registry. Per-shard, range and directory keys are patterns, matched in {@link #isKnown}. */
+  private static final Set<String> KNOWN_KEYS = Set.copyOf(SettingRegistry.fixedKeys());
 
   /** Keys of other Shardwise modules that share the JVM's system properties (Hibernate copies those in). */
   private static final List<String> FOREIGN_PREFIXES = List.of("shardwise.testkit.");
@@ -522,27 +522,27 @@ public final class ShardwiseConfig {
           "hibernate.connection.user");
       password = firstNonBlank(ShardwiseSettings.PASSWORD, "jakarta.persistence.jdbc.password",
           "hibernate.connection.password");
-      poolSize = intSetting(ShardwiseSettings.POOL_SIZE, 10, 1, 1000);
-      poolMinIdle = intSetting(ShardwiseSettings.POOL_MIN_IDLE, 0, 0, 1000);
+      poolSize = intSetting(SettingRegistry.POOL_SIZE);
+      poolMinIdle = intSetting(SettingRegistry.POOL_MIN_IDLE);
       if (poolMinIdle > poolSize) {
         problems.add(ShardwiseSettings.POOL_MIN_IDLE + " = " + poolMinIdle + " is more than "
             + ShardwiseSettings.POOL_SIZE + " = " + poolSize + "; a pool cannot keep more idle connections than it"
             + " holds");
       }
-      connectionTimeoutMs = intSetting(ShardwiseSettings.CONNECTION_TIMEOUT, 5000, 250, 600_000);
-      int buckets = intSetting(ShardwiseSettings.BUCKETS, ShardMap.DEFAULT_BUCKETS, 1, 1 << 20);
+      connectionTimeoutMs = intSetting(SettingRegistry.CONNECTION_TIMEOUT);
+      int buckets = intSetting(SettingRegistry.BUCKETS);
 
-      String balance = p.getOrDefault(ShardwiseSettings.REPLICA_BALANCE, "round_robin").toLowerCase(Locale.ROOT);
+      String balance = choiceSetting(SettingRegistry.REPLICA_BALANCE);
       if (!balance.equals("round_robin") && !balance.equals("least_outstanding")) {
         problems.add(ShardwiseSettings.REPLICA_BALANCE + " = '" + balance
             + "' is not round_robin or least_outstanding");
       }
       leastOutstanding = balance.equals("least_outstanding");
-      replicaMaxLagMs = intSetting(ShardwiseSettings.REPLICA_MAX_LAG_MS, 5000, 1, 3_600_000);
-      replicaMaxLagBytes = intSetting(ShardwiseSettings.REPLICA_MAX_LAG_BYTES, 64 << 20, 1, Integer.MAX_VALUE);
-      replicaMonitorIntervalMs = intSetting(ShardwiseSettings.REPLICA_MONITOR_INTERVAL, 200, 10, 60_000);
-      replicaConnectionTimeoutMs = intSetting(ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, 1000, 250, 60_000);
-      pinTtlMs = intSetting(ShardwiseSettings.RYW_PIN_TTL, 60_000, 1000, 86_400_000);
+      replicaMaxLagMs = intSetting(SettingRegistry.REPLICA_MAX_LAG_MS);
+      replicaMaxLagBytes = intSetting(SettingRegistry.REPLICA_MAX_LAG_BYTES);
+      replicaMonitorIntervalMs = intSetting(SettingRegistry.REPLICA_MONITOR_INTERVAL);
+      replicaConnectionTimeoutMs = intSetting(SettingRegistry.REPLICA_CONNECTION_TIMEOUT);
+      pinTtlMs = intSetting(SettingRegistry.RYW_PIN_TTL);
       String secret = p.get(ShardwiseSettings.RYW_SECRET);
       if (secret != null) {
         if (secret.length() < 32) {
@@ -566,26 +566,26 @@ public final class ShardwiseConfig {
 
       schemaAction();
       migrations();
-      scatter = new Scatter(intSetting(ShardwiseSettings.SCATTER_THREADS, 0, 1, 1024),
-          intSetting(ShardwiseSettings.SCATTER_MAX_ROWS, 100_000, 1, 100_000_000),
-          intSetting(ShardwiseSettings.SCATTER_FETCH_SIZE, 1000, 1, 1_000_000));
+      scatter = new Scatter(intSetting(SettingRegistry.SCATTER_THREADS, 0),
+          intSetting(SettingRegistry.SCATTER_MAX_ROWS),
+          intSetting(SettingRegistry.SCATTER_FETCH_SIZE));
       transactions = new Transactions(
-          booleanSetting(ShardwiseSettings.TX_ENABLED, true),
-          intSetting(ShardwiseSettings.TX_RECOVERY_INTERVAL, 10_000, 1, 86_400_000),
-          intSetting(ShardwiseSettings.TX_IN_DOUBT_GRACE, 60_000, 1, 604_800_000),
-          intSetting(ShardwiseSettings.TX_LOG_POOL_SIZE, 3, 1, 100),
-          intSetting(ShardwiseSettings.SAGA_MAX_ATTEMPTS, 5, 1, 1000),
-          intSetting(ShardwiseSettings.SAGA_BACKOFF, 50, 1, 3_600_000));
+          booleanSetting(SettingRegistry.TX_ENABLED),
+          intSetting(SettingRegistry.TX_RECOVERY_INTERVAL),
+          intSetting(SettingRegistry.TX_IN_DOUBT_GRACE),
+          intSetting(SettingRegistry.TX_LOG_POOL_SIZE),
+          intSetting(SettingRegistry.SAGA_MAX_ATTEMPTS),
+          intSetting(SettingRegistry.SAGA_BACKOFF));
       String ddl = p.get(ShardwiseSettings.DDL);
       ddlCreate = parseDdl(ddl != null ? ddl : System.getProperty(ShardwiseSettings.DDL), problems);
       snowflake = SnowflakeSettings.parse(p::get, problems, ddlCreate);
-      String ids = p.getOrDefault(ShardwiseSettings.IDS_DEFAULT, "none").toLowerCase(Locale.ROOT);
+      String ids = choiceSetting(SettingRegistry.IDS_DEFAULT);
       switch (ids) {
         case "none" -> snowflakeIdsByDefault = false;
         case "snowflake" -> snowflakeIdsByDefault = true;
         default -> problems.add(ShardwiseSettings.IDS_DEFAULT + " = '" + ids + "' is not none or snowflake");
       }
-      String generated = p.getOrDefault(ShardwiseSettings.IDS_GENERATED, "per_shard").toLowerCase(Locale.ROOT);
+      String generated = choiceSetting(SettingRegistry.IDS_GENERATED);
       switch (generated) {
         case "per_shard" -> clusterIds = false;
         case "cluster" -> clusterIds = true;
@@ -598,10 +598,9 @@ public final class ShardwiseConfig {
         problems.add(ShardwiseSettings.CONTROL_URL + " = '" + JdbcUrls.redact(controlUrl)
             + "' is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database)");
       }
-      controlInitialize = booleanSetting(ShardwiseSettings.CONTROL_INITIALIZE, false);
-      controlVersionCheckIntervalMs = intSetting(ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL, 1000, 1,
-          86_400_000);
-      routerLeaseMs = intSetting(ShardwiseSettings.CONTROL_ROUTER_LEASE, 120_000, 0, 86_400_000);
+      controlInitialize = booleanSetting(SettingRegistry.CONTROL_INITIALIZE);
+      controlVersionCheckIntervalMs = intSetting(SettingRegistry.CONTROL_VERSION_CHECK_INTERVAL);
+      routerLeaseMs = intSetting(SettingRegistry.CONTROL_ROUTER_LEASE);
       if (controlUrl != null && routerLeaseMs > 0 && routerLeaseMs < 3 * controlVersionCheckIntervalMs) {
         problems.add(ShardwiseSettings.CONTROL_ROUTER_LEASE + " = " + routerLeaseMs + " is shorter than three "
             + ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL + " (" + controlVersionCheckIntervalMs + " ms each):"
@@ -609,18 +608,18 @@ public final class ShardwiseConfig {
             + 3 * controlVersionCheckIntervalMs + ", or 0 to turn the lease off");
       }
       resharding = new Resharding(
-          intSetting(ShardwiseSettings.RESHARD_PAUSE_LIMIT, 100, 1, 60_000),
-          intSetting(ShardwiseSettings.RESHARD_MAX_SWITCH_LAG, 16 << 20, 0, Integer.MAX_VALUE),
-          intSetting(ShardwiseSettings.RESHARD_VERIFY_THREADS, 4, 1, 64),
-          intSetting(ShardwiseSettings.RESHARD_DELETE_BATCH, 5000, 1, 1_000_000),
-          intSetting(ShardwiseSettings.RESHARD_FENCE_GRACE, 5000, 0, 86_400_000),
-          intSetting(ShardwiseSettings.RESHARD_STATEMENT_TIMEOUT, 3_600_000, 1, 86_400_000));
-      controlTimeouts = new ControlTimeouts(intSetting(ShardwiseSettings.CONTROL_LOCK_TIMEOUT, 5000, 1, 3_600_000),
-          intSetting(ShardwiseSettings.CONTROL_STATEMENT_TIMEOUT, 30_000, 1, 86_400_000));
+          intSetting(SettingRegistry.RESHARD_PAUSE_LIMIT),
+          intSetting(SettingRegistry.RESHARD_MAX_SWITCH_LAG),
+          intSetting(SettingRegistry.RESHARD_VERIFY_THREADS),
+          intSetting(SettingRegistry.RESHARD_DELETE_BATCH),
+          intSetting(SettingRegistry.RESHARD_FENCE_GRACE),
+          intSetting(SettingRegistry.RESHARD_STATEMENT_TIMEOUT));
+      controlTimeouts = new ControlTimeouts(intSetting(SettingRegistry.CONTROL_LOCK_TIMEOUT),
+          intSetting(SettingRegistry.CONTROL_STATEMENT_TIMEOUT));
       timeouts();
-      breakerFailureThreshold = intSetting(ShardwiseSettings.BREAKER_FAILURE_THRESHOLD, 3, 1, 1000);
-      breakerOpenMs = intSetting(ShardwiseSettings.BREAKER_OPEN_MS, 1000, 10, 600_000);
-      bulkheadMaxConcurrent = intSetting(ShardwiseSettings.BULKHEAD_MAX_CONCURRENT, 2 * poolSize, 1, 100_000);
+      breakerFailureThreshold = intSetting(SettingRegistry.BREAKER_FAILURE_THRESHOLD);
+      breakerOpenMs = intSetting(SettingRegistry.BREAKER_OPEN_MS);
+      bulkheadMaxConcurrent = intSetting(SettingRegistry.BULKHEAD_MAX_CONCURRENT, 2 * poolSize);
       if (bulkheadMaxConcurrent < poolSize) {
         problems.add(ShardwiseSettings.BULKHEAD_MAX_CONCURRENT + " = " + bulkheadMaxConcurrent + " is below "
             + ShardwiseSettings.POOL_SIZE + " = " + poolSize + "; the pool could never be used fully. Lower the pool"
@@ -659,10 +658,10 @@ public final class ShardwiseConfig {
      * (a clean SQLSTATE 57014, the connection kept) before the client gives up on a silent one.
      */
     private void timeouts() {
-      primaryTimeouts = roleTimeouts(ShardwiseSettings.PRIMARY_PREFIX,
-          new NodeTimeouts(2000, 15_000, 10_000, 5000, 60_000, connectionTimeoutMs));
-      replicaTimeouts = roleTimeouts(ShardwiseSettings.REPLICA_PREFIX,
-          new NodeTimeouts(1000, 15_000, 10_000, 5000, 60_000, replicaConnectionTimeoutMs));
+      primaryTimeouts = roleTimeouts(ShardwiseSettings.PRIMARY_PREFIX, roleDefaults(ShardwiseSettings.PRIMARY_PREFIX,
+          connectionTimeoutMs));
+      replicaTimeouts = roleTimeouts(ShardwiseSettings.REPLICA_PREFIX, roleDefaults(ShardwiseSettings.REPLICA_PREFIX,
+          replicaConnectionTimeoutMs));
       Set<String> shardIds = new java.util.TreeSet<>();
       for (String key : p.keySet()) {
         java.util.regex.Matcher m = SHARD_ROLE_KEY.matcher(key);
@@ -681,6 +680,23 @@ public final class ShardwiseConfig {
       }
     }
 
+    /** A role's deadlines as the registry defines them, with {@code connectionTimeoutMs} as the checkout timeout. */
+    private static NodeTimeouts roleDefaults(String role, long connectionTimeoutMs) {
+      return new NodeTimeouts(
+          SettingRegistry.get(role + ShardwiseSettings.CONNECT_TIMEOUT_MS).defaultInt(),
+          SettingRegistry.get(role + ShardwiseSettings.SOCKET_TIMEOUT_MS).defaultInt(),
+          SettingRegistry.get(role + ShardwiseSettings.STATEMENT_TIMEOUT_MS).defaultInt(),
+          SettingRegistry.get(role + ShardwiseSettings.LOCK_TIMEOUT_MS).defaultInt(),
+          SettingRegistry.get(role + ShardwiseSettings.IDLE_IN_TRANSACTION_TIMEOUT_MS).defaultInt(),
+          connectionTimeoutMs);
+    }
+
+    /** One deadline under {@code prefix} (a role's, or a shard's role's), within the primary role's range. */
+    private long roleTimeout(String prefix, String name, long defaultValue) {
+      Setting range = SettingRegistry.get(ShardwiseSettings.PRIMARY_PREFIX + name);
+      return intSetting(prefix + name, (int) defaultValue, (int) range.min(), (int) range.max());
+    }
+
     private boolean hasAny(String prefix) {
       return p.keySet().stream().anyMatch(k -> k.startsWith(prefix));
     }
@@ -688,16 +704,14 @@ public final class ShardwiseConfig {
     /** One role's deadlines under {@code prefix}, each defaulting to {@code defaults}; checks socket above statement. */
     private NodeTimeouts roleTimeouts(String prefix, NodeTimeouts defaults) {
       NodeTimeouts t = new NodeTimeouts(
-          intSetting(prefix + ShardwiseSettings.CONNECT_TIMEOUT_MS, (int) defaults.connectTimeoutMs(), 1000, 600_000),
-          intSetting(prefix + ShardwiseSettings.SOCKET_TIMEOUT_MS, (int) defaults.socketTimeoutMs(), 0, 86_400_000),
-          intSetting(prefix + ShardwiseSettings.STATEMENT_TIMEOUT_MS, (int) defaults.statementTimeoutMs(), 0,
-              86_400_000),
-          intSetting(prefix + ShardwiseSettings.LOCK_TIMEOUT_MS, (int) defaults.lockTimeoutMs(), 0, 86_400_000),
-          intSetting(prefix + ShardwiseSettings.IDLE_IN_TRANSACTION_TIMEOUT_MS,
-              (int) defaults.idleInTransactionTimeoutMs(), 0, 86_400_000),
+          roleTimeout(prefix, ShardwiseSettings.CONNECT_TIMEOUT_MS, defaults.connectTimeoutMs()),
+          roleTimeout(prefix, ShardwiseSettings.SOCKET_TIMEOUT_MS, defaults.socketTimeoutMs()),
+          roleTimeout(prefix, ShardwiseSettings.STATEMENT_TIMEOUT_MS, defaults.statementTimeoutMs()),
+          roleTimeout(prefix, ShardwiseSettings.LOCK_TIMEOUT_MS, defaults.lockTimeoutMs()),
+          roleTimeout(prefix, ShardwiseSettings.IDLE_IN_TRANSACTION_TIMEOUT_MS, defaults.idleInTransactionTimeoutMs()),
           prefix.startsWith(ShardwiseSettings.SHARD_PREFIX)
               ? intSetting(prefix + ShardwiseSettings.POOL_CONNECTION_TIMEOUT_MS, (int) defaults.connectionTimeoutMs(),
-                  250, 600_000)
+                  (int) SettingRegistry.CONNECTION_TIMEOUT.min(), (int) SettingRegistry.CONNECTION_TIMEOUT.max())
               : defaults.connectionTimeoutMs());
       if (t.socketTimeoutMs() > 0 && t.socketTimeoutMs() < 1000) {
         problems.add(prefix + ShardwiseSettings.SOCKET_TIMEOUT_MS + " = " + t.socketTimeoutMs() + " is below 1000; the"
@@ -713,7 +727,7 @@ public final class ShardwiseConfig {
     }
 
     private void schemaAction() {
-      String action = p.getOrDefault(ShardwiseSettings.SCHEMA_ACTION, "none").toLowerCase(Locale.ROOT);
+      String action = choiceSetting(SettingRegistry.SCHEMA_ACTION);
       switch (action) {
         case "none" -> schemaAction = SchemaAction.NONE;
         case "create", "drop-and-create" -> schemaAction = SchemaAction.CREATE;
@@ -735,12 +749,12 @@ public final class ShardwiseConfig {
 
     private void migrations() {
       List<String> locations = Arrays.stream(p.getOrDefault(ShardwiseSettings.MIGRATIONS_LOCATIONS,
-          "classpath:db/migration").split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+          SettingRegistry.MIGRATIONS_LOCATIONS.defaultValue()).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
       if (locations.isEmpty()) {
         problems.add(ShardwiseSettings.MIGRATIONS_LOCATIONS + " is empty; name where the scripts are, e.g."
             + " classpath:db/migration or filesystem:/opt/app/migrations");
       }
-      String gateText = p.getOrDefault(ShardwiseSettings.MIGRATIONS_GATE, "refuse");
+      String gateText = p.getOrDefault(ShardwiseSettings.MIGRATIONS_GATE, SettingRegistry.MIGRATIONS_GATE.defaultValue());
       VersionGate gate = switch (gateText.toLowerCase(Locale.ROOT)) {
         case "refuse" -> VersionGate.REFUSE;
         case "mark-unavailable" -> VersionGate.MARK_UNAVAILABLE;
@@ -751,7 +765,8 @@ public final class ShardwiseConfig {
           yield VersionGate.REFUSE;
         }
       };
-      String table = p.getOrDefault(ShardwiseSettings.MIGRATIONS_TABLE, "flyway_schema_history");
+      String table = p.getOrDefault(ShardwiseSettings.MIGRATIONS_TABLE,
+          SettingRegistry.MIGRATIONS_TABLE.defaultValue());
       if (!table.matches("[a-z_][a-z0-9_$]{0,62}")) {
         problems.add(ShardwiseSettings.MIGRATIONS_TABLE + " = '" + table + "' is not a plain lower-case table name"
             + " (letters, digits, _ and $; at most 63 characters); Flyway creates it in the connection's schema");
@@ -796,7 +811,7 @@ public final class ShardwiseConfig {
                 + "', which is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/db)");
           }
         }
-        int weight = intSetting(prefix + "weight", 1, 1, 1_000_000);
+        int weight = intSetting(prefix + "weight", SettingRegistry.SHARD_WEIGHT);
         ShardState state = ShardState.ACTIVE;
         String stateText = p.get(prefix + "state");
         if (stateText != null) {
@@ -837,16 +852,16 @@ public final class ShardwiseConfig {
     /** A key under shardwise. that no component reads is a typo until proven otherwise. */
     /** The registry object itself (the settings map carries it as it was given), checked to be Micrometer's. */
     private void hotspots() {
-      int sample = intSetting(ShardwiseSettings.HOTSPOTS_SAMPLE, 64, 1, 1 << 16);
+      int sample = intSetting(SettingRegistry.HOTSPOTS_SAMPLE);
       if (Integer.bitCount(sample) != 1) {
         problems.add(ShardwiseSettings.HOTSPOTS_SAMPLE + " = " + sample + " is not a power of two; use "
             + Integer.highestOneBit(sample) + " or " + (Integer.highestOneBit(sample) << 1));
       }
-      String check = p.getOrDefault(ShardwiseSettings.HOTSPOTS_KEY_CHECK, "off").toLowerCase(Locale.ROOT);
+      String check = choiceSetting(SettingRegistry.HOTSPOTS_KEY_CHECK);
       if (!check.equals("off") && !check.equals("startup")) {
         problems.add(ShardwiseSettings.HOTSPOTS_KEY_CHECK + " = '" + check + "' is not off or startup");
       }
-      hotspots = new Hotspots(booleanSetting(ShardwiseSettings.HOTSPOTS_ENABLED, true), sample,
+      hotspots = new Hotspots(booleanSetting(SettingRegistry.HOTSPOTS_ENABLED), sample,
           check.equals("startup"));
     }
 
@@ -901,6 +916,29 @@ public final class ShardwiseConfig {
       }
     }
 
+    private int intSetting(Setting setting) {
+      return intSetting(setting.name(), setting);
+    }
+
+    /** {@code key} (one shard's instance of a per-shard {@code setting}) within the setting's range. */
+    private int intSetting(String key, Setting setting) {
+      return intSetting(key, setting.defaultInt(), (int) setting.min(), (int) setting.max());
+    }
+
+    /** A setting whose default the parse computes ({@code computedDefault}), within the setting's range. */
+    private int intSetting(Setting setting, int computedDefault) {
+      return intSetting(setting.name(), computedDefault, (int) setting.min(), (int) setting.max());
+    }
+
+    /** The value of a choice, lower case, or its default; the caller says which values it takes. */
+    private String choiceSetting(Setting setting) {
+      return p.getOrDefault(setting.name(), setting.defaultValue()).toLowerCase(Locale.ROOT);
+    }
+
+    private boolean booleanSetting(Setting setting) {
+      return booleanSetting(setting.name(), setting.defaultBoolean());
+    }
+
     private boolean booleanSetting(String key, boolean defaultValue) {
       String text = p.get(key);
       if (text == null || text.isBlank()) {
@@ -940,40 +978,6 @@ public final class ShardwiseConfig {
     String rest = key.substring(ShardwiseSettings.SHARD_PREFIX.length());
     int dot = rest.lastIndexOf('.');
     return dot > 0 ? rest.substring(0, dot) : rest;
-  }
-
-  private static List<String> knownKeys() {
-    List<String> keys = new ArrayList<>(List.of(
-        ShardwiseSettings.SHARDS, ShardwiseSettings.BUCKETS, ShardwiseSettings.STRATEGY, ShardwiseSettings.METER_REGISTRY,
-        ShardwiseSettings.OBSERVATION_REGISTRY,
-        ShardwiseSettings.RING_VNODES, ShardwiseSettings.FALLBACK, ShardwiseSettings.CONTROL_URL,
-        ShardwiseSettings.CONTROL_INITIALIZE, ShardwiseSettings.DDL, ShardwiseSettings.USER, ShardwiseSettings.PASSWORD,
-        ShardwiseSettings.POOL_SIZE, ShardwiseSettings.POOL_MIN_IDLE, ShardwiseSettings.CONNECTION_TIMEOUT,
-        ShardwiseSettings.SCHEMA_ACTION, ShardwiseSettings.MIGRATIONS_LOCATIONS, ShardwiseSettings.MIGRATIONS_GATE,
-        ShardwiseSettings.MIGRATIONS_TABLE, ShardwiseSettings.MIGRATIONS_BASELINE_VERSION,
-        ShardwiseSettings.REPLICA_BALANCE, ShardwiseSettings.REPLICA_MAX_LAG_MS,
-        ShardwiseSettings.REPLICA_MAX_LAG_BYTES, ShardwiseSettings.REPLICA_MONITOR_INTERVAL,
-        ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, ShardwiseSettings.RYW_SECRET, ShardwiseSettings.RYW_ACCEPTED_SECRET,
-        ShardwiseSettings.RYW_PIN_TTL,
-        ShardwiseSettings.TX_ENABLED, ShardwiseSettings.TX_RECOVERY_INTERVAL, ShardwiseSettings.TX_IN_DOUBT_GRACE,
-        ShardwiseSettings.TX_LOG_POOL_SIZE, ShardwiseSettings.SAGA_MAX_ATTEMPTS, ShardwiseSettings.SAGA_BACKOFF,
-        ShardwiseSettings.SCATTER_THREADS, ShardwiseSettings.SCATTER_MAX_ROWS, ShardwiseSettings.SCATTER_FETCH_SIZE, ShardwiseSettings.CONTROL_VERSION_CHECK_INTERVAL,
-        ShardwiseSettings.CONTROL_ROUTER_LEASE,
-        ShardwiseSettings.RESHARD_PAUSE_LIMIT, ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,
-        ShardwiseSettings.RESHARD_VERIFY_THREADS, ShardwiseSettings.RESHARD_DELETE_BATCH,
-        ShardwiseSettings.RESHARD_FENCE_GRACE, ShardwiseSettings.RESHARD_STATEMENT_TIMEOUT,
-        ShardwiseSettings.CONTROL_LOCK_TIMEOUT, ShardwiseSettings.CONTROL_STATEMENT_TIMEOUT,
-        ShardwiseSettings.BREAKER_FAILURE_THRESHOLD,
-        ShardwiseSettings.BULKHEAD_MAX_CONCURRENT,
-        ShardwiseSettings.BREAKER_OPEN_MS, ShardwiseSettings.IDS_DEFAULT, ShardwiseSettings.IDS_GENERATED,
-        ShardwiseSettings.HOTSPOTS_ENABLED,
-        ShardwiseSettings.HOTSPOTS_SAMPLE, ShardwiseSettings.HOTSPOTS_KEY_CHECK));
-    for (String name : TIMEOUT_NAMES) {
-      keys.add(ShardwiseSettings.PRIMARY_PREFIX + name);
-      keys.add(ShardwiseSettings.REPLICA_PREFIX + name);
-    }
-    keys.addAll(SnowflakeSettings.KEYS);
-    return keys;
   }
 
   /**
