@@ -50,7 +50,7 @@ class SettingRegistryTest {
     for (Setting setting : SettingRegistry.all()) {
       String example = setting.name().replace("<id>", "s0").replace("<shardId>", "s0").replace("<key>", "42")
           .replace("<name>", ShardwiseSettings.STATEMENT_TIMEOUT_MS);
-      assertTrue(ShardwiseConfig.isKnown(example), example + " (from " + setting.name() + ") is not known to the parse");
+      assertTrue(KnownSettings.isKnown(example), example + " (from " + setting.name() + ") is not known to the parse");
     }
   }
 
@@ -122,6 +122,42 @@ class SettingRegistryTest {
     }
     assertTrue(checked > 0, "no settings row found in docs/");
     assertEquals(List.of(), stale, "these rows state another default than SettingRegistry");
+  }
+
+  /**
+   * The Javadoc of each key constant in {@link ShardwiseSettings} that states a default (a number,
+   * {@code default {@code x}} or {@code {@code x} (default}) states the registry's.
+   */
+  @Test
+  void theKeyConstantsJavadocStatesTheRegistrysDefault() throws IOException {
+    String source = Files.readString(Path.of("src/main/java/io/shardwise/hibernate/ShardwiseSettings.java"));
+    Matcher constant = Pattern.compile("public static final String \\w+ = \"([^\"]+)\";").matcher(source);
+    Pattern number = Pattern.compile("default (\\d+)( MiB)?\\b");
+    Pattern code = Pattern.compile("\\{@code ([^}]+)\\} \\(default|default \\{@code ([^}]+)\\}");
+    List<String> stale = new ArrayList<>();
+    int checked = 0;
+    int from = 0;
+    while (constant.find()) {
+      String doc = source.substring(from, constant.start());
+      from = constant.end();
+      String key = constant.group(1);
+      if (!SettingRegistry.fixedKeys().contains(key) || SettingRegistry.get(key).defaultValue() == null) {
+        continue;
+      }
+      String expected = SettingRegistry.get(key).defaultValue();
+      Matcher n = number.matcher(doc);
+      Matcher c = code.matcher(doc);
+      String stated = n.find() ? Long.toString(Long.parseLong(n.group(1)) << (n.group(2) == null ? 0 : 20))
+          : c.find() ? (c.group(1) != null ? c.group(1) : c.group(2)) : null;
+      if (stated != null) {
+        checked++;
+        if (!stated.equals(expected)) {
+          stale.add(key + ": the Javadoc says " + stated + ", the registry " + expected);
+        }
+      }
+    }
+    assertTrue(checked > 20, "found " + checked + " defaults in ShardwiseSettings' Javadoc");
+    assertEquals(List.of(), stale);
   }
 
   static String render() {
