@@ -20,12 +20,12 @@ import java.util.Map;
 /**
  * Every {@code shardwise.*} setting, each defined once: its name, type, range, default, unit, scope
  * and description. {@link ShardwiseConfig} takes defaults and ranges from here, the table of
- * docs/routing.md is rendered from {@link #all()} (checked by {@code SettingsTableTest}), and the
+ * docs/routing.md is rendered from {@link #all()} (checked by {@code SettingRegistryTest}), and the
  * Spring starter's property defaults are checked against it ({@code PropertiesRegistryTest}).
  *
  * <p>To add a setting: its key constant in {@link ShardwiseSettings} (public API), one entry here in
  * the order of the docs' table, its parse in {@code ShardwiseConfig} from the entry, then rewrite
- * the docs' table with {@code SettingsTableTest} (docs/architecture.md, "Adding a setting").
+ * the docs' table with {@code SettingRegistryTest} (docs/architecture.md, "Adding a setting").
  */
 public final class SettingRegistry {
   private static final String PRIMARY = ShardwiseSettings.PRIMARY_PREFIX;
