@@ -2,8 +2,10 @@ package io.shardwise.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaField;
@@ -88,6 +90,24 @@ class ArchitectureTest {
 
   // ---- the runtime's packages ------------------------------------------------------------------
 
+  private static final String[] CAPABILITY_APIS = {"io.shardwise.hibernate.routing", "io.shardwise.hibernate.readwrite",
+      "io.shardwise.hibernate.scatter", "io.shardwise.hibernate.transaction", "io.shardwise.hibernate.globalindex",
+      "io.shardwise.hibernate.resharding", "io.shardwise.hibernate.metrics", "io.shardwise.hibernate.migrations",
+      "io.shardwise.hibernate.operations", "io.shardwise.hibernate.id"};
+  private static final String[] SHARED_PLUMBING = {"io.shardwise.hibernate.internal",
+      "io.shardwise.hibernate.routing.internal", "io.shardwise.hibernate.metrics.internal"};
+  private static final String[] CAPABILITY_IMPLEMENTATIONS = {"io.shardwise.hibernate.readwrite.internal",
+      "io.shardwise.hibernate.scatter.internal", "io.shardwise.hibernate.transaction.internal",
+      "io.shardwise.hibernate.globalindex.internal", "io.shardwise.hibernate.resharding.internal",
+      "io.shardwise.hibernate.migrations.internal", "io.shardwise.hibernate.operations.internal",
+      "io.shardwise.hibernate.internal.query"};
+
+  private static DescribedPredicate<JavaClass> rootClass(boolean entryPoint) {
+    return DescribedPredicate.describe(entryPoint ? "the root package's entry points" : "the root package's base types",
+        c -> c.getPackageName().equals("io.shardwise.hibernate")
+            && ENTRY_POINTS.contains(c.getName().substring("io.shardwise.hibernate.".length()).split("\\$")[0]) == entryPoint);
+  }
+
   /** The classes of the root package that sit on top of the capability packages. */
   private static final Set<String> ENTRY_POINTS = Set.of("Shardwise", "ShardedSessions", "ShardRoute", "ShardedRepositories");
 
@@ -121,6 +141,36 @@ class ArchitectureTest {
   static final ArchRule runtimePackagesAreFreeOfCycles = slices().assignedFrom(RUNTIME_PACKAGES)
       .should().beFreeOfCycles()
       .because("each capability sits on the ones below it; the wiring and the entry points sit on top");
+
+  /**
+   * The runtime's layers, from the bottom: what everything builds on; the capabilities' API; the
+   * plumbing they share; their implementations; the composition root; what Hibernate and the
+   * application call. A package may use its own layer and the ones below it, never one above. One
+   * arrow is let through: {@code SnowflakeGenerator} is also what Hibernate instantiates for
+   * {@code @SnowflakeId} in a factory that is not sharded, and it reads its settings with the parser
+   * the sharded configuration uses.
+   */
+  @ArchTest
+  static final ArchRule runtimeLayersDependOnlyDownwards = layeredArchitecture().consideringOnlyDependenciesInLayers()
+      .layer("foundation").definedBy(rootClass(false).or(JavaClass.Predicates.resideInAPackage(
+          "io.shardwise.hibernate.internal.jdbc")))
+      .layer("capability API").definedBy(JavaClass.Predicates.resideInAnyPackage(CAPABILITY_APIS))
+      .layer("shared plumbing").definedBy(JavaClass.Predicates.resideInAnyPackage(SHARED_PLUMBING))
+      .layer("capability implementations").definedBy(JavaClass.Predicates.resideInAnyPackage(CAPABILITY_IMPLEMENTATIONS))
+      .layer("composition root").definedBy(JavaClass.Predicates.resideInAPackage("io.shardwise.hibernate.wiring.."))
+      .layer("entry points").definedBy(rootClass(true).or(JavaClass.Predicates.resideInAPackage(
+          "io.shardwise.hibernate.spi")))
+      .whereLayer("entry points").mayNotBeAccessedByAnyLayer()
+      .whereLayer("composition root").mayOnlyBeAccessedByLayers("entry points")
+      .whereLayer("capability implementations").mayOnlyBeAccessedByLayers("composition root", "entry points")
+      .whereLayer("shared plumbing").mayOnlyBeAccessedByLayers("capability implementations", "composition root",
+          "entry points")
+      .whereLayer("capability API").mayOnlyBeAccessedByLayers("shared plumbing", "capability implementations",
+          "composition root", "entry points")
+      .ignoreDependency("io.shardwise.hibernate.id.SnowflakeGenerator",
+          "io.shardwise.hibernate.internal.SnowflakeSettings")
+      .because("the composition root sits above the capabilities and wires them; the plumbing they share sits"
+          + " below them; an arrow from a lower layer up to a higher one makes the lower one depend on everything");
 
   @ArchTest
   static final ArchRule routingNeverDependsOnResharding = noClasses()

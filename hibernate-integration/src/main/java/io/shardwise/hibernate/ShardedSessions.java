@@ -1,7 +1,7 @@
 package io.shardwise.hibernate;
 
 import io.shardwise.hibernate.globalindex.BackfillProgress;
-import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.wiring.internal.ShardwiseComponents;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.metrics.ShardwiseObservations;
@@ -201,7 +201,7 @@ public final class ShardedSessions {
     org.hibernate.generator.Generator generator = sessionFactory.unwrap(SessionFactoryImplementor.class)
         .getMappingMetamodel().getEntityDescriptor(rootType).getGenerator();
     if (!(generator instanceof io.shardwise.hibernate.id.SnowflakeGenerator)
-        && !(generator instanceof io.shardwise.hibernate.internal.wiring.ClusterIdGenerator)) {
+        && !(generator instanceof io.shardwise.hibernate.wiring.internal.ClusterIdGenerator)) {
       throw new IllegalArgumentException("forNewRoot(" + name + ".class): the id of " + name + " is neither a"
           + " @SnowflakeId nor a @GeneratedValue id under shardwise.ids.generated = cluster, so Shardwise cannot give"
           + " a new one an id that routes to the chosen shard. Annotate the id @SnowflakeId (or set"

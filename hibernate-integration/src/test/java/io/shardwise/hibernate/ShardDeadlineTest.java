@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.wiring.internal.ShardwiseComponents;
 import io.shardwise.hibernate.shop.Merchant;
 import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import io.shardwise.testkit.PostgresNode;

@@ -5,21 +5,18 @@ import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.ShardwiseDdl;
 import io.shardwise.hibernate.internal.jdbc.OwnObjects;
 import io.shardwise.hibernate.internal.jdbc.ServerTimeouts;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The shard map's home: a PostgreSQL database (any database; it needs no extension) holding the
@@ -53,6 +50,10 @@ import java.util.TreeSet;
  *
  * <p>Instances are cheap and thread-safe; each operation opens and closes its own connection
  * (shard map changes are rare, so nothing is pooled).
+ *
+ * <p>This file owns the public operations, their transactions (lock the version row, change, raise,
+ * notify) and their errors; the SQL of the map's tables is {@link ShardMapTables}', that of router
+ * leases {@link RouterLeaseTable}'s, and a router following the map is {@link ControlDatabaseShardMapSource}.
  */
 public final class ControlDatabase {
 
@@ -187,24 +188,7 @@ public final class ControlDatabase {
    * when the table of router leases does not exist (no router with a lease ever ran).
    */
   public List<RouterLease> routers() {
-    return withConnection("list the routers", "shardwise-control", c -> {
-      List<RouterLease> routers = new ArrayList<>();
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-          "SELECT to_regclass('shardwise.router') IS NULL")) {
-        if (rs.next() && rs.getBoolean(1)) {
-          return routers;
-        }
-      }
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, host, pid, unit, version,"
-          + " lease_ms, (extract(epoch FROM clock_timestamp() - last_seen) * 1000)::bigint FROM shardwise.router"
-          + " ORDER BY id")) {
-        while (rs.next()) {
-          routers.add(new RouterLease(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4),
-              rs.getLong(5), rs.getLong(6), rs.getLong(7)));
-        }
-      }
-      return routers;
-    });
+    return withConnection("list the routers", "shardwise-control", RouterLeaseTable::list);
   }
 
   /**
@@ -212,13 +196,8 @@ public final class ControlDatabase {
    * processes); they would be refused anyway and re-register when they reach the database again.
    */
   public int removeExpiredRouters(long olderThanMs) {
-    return withConnection("remove expired routers", "shardwise-control", c -> {
-      try (PreparedStatement ps = c.prepareStatement("DELETE FROM shardwise.router WHERE last_seen"
-          + " < clock_timestamp() - (lease_ms + ?) * interval '1 millisecond'")) {
-        ps.setLong(1, olderThanMs);
-        return ps.executeUpdate();
-      }
-    });
+    return withConnection("remove expired routers", "shardwise-control",
+        c -> RouterLeaseTable.removeExpired(c, olderThanMs));
   }
 
   /**
@@ -243,8 +222,8 @@ public final class ControlDatabase {
         try (Statement s = c.createStatement()) {
           s.execute("SELECT version FROM shardwise.map_version FOR SHARE");
         }
-        ShardMap existing = readMapInTransaction(c);
-        String difference = difference(existing, map);
+        ShardMap existing = ShardMapTables.readMapInTransaction(c);
+        String difference = ShardMapTables.difference(existing, map);
         if (difference != null) {
           throw new IllegalStateException("The control database " + displayUrl() + " already holds shard map version "
               + existing.version() + ", which differs from the map given to initialize(): " + difference
@@ -254,19 +233,10 @@ public final class ControlDatabase {
         return existing;
       }
       for (ShardDescriptor shard : map.shards().values()) {
-        writeShard(c, shard);
+        ShardMapTables.writeShard(c, shard);
       }
-      Integer[] buckets = new Integer[map.bucketCount()];
-      for (int b = 0; b < buckets.length; b++) {
-        buckets[b] = b;
-      }
-      try (PreparedStatement ps = c.prepareStatement(
-          "INSERT INTO shardwise.bucket (bucket, shard_id) SELECT * FROM unnest(?::int[], ?::text[])")) {
-        ps.setArray(1, c.createArrayOf("int4", buckets));
-        ps.setArray(2, c.createArrayOf("text", map.bucketOwnersCopy()));
-        ps.executeUpdate();
-      }
-      notifyVersion(c, map.version());
+      ShardMapTables.insertBuckets(c, map);
+      ShardMapTables.notifyVersion(c, map.version());
       return map;
     });
   }
@@ -309,7 +279,7 @@ public final class ControlDatabase {
    */
   public long upsertShard(ShardDescriptor shard) {
     Objects.requireNonNull(shard, "upsertShard needs a shard descriptor");
-    return change("upsert shard " + shard.id(), -1, c -> writeShard(c, shard));
+    return change("upsert shard " + shard.id(), -1, c -> ShardMapTables.writeShard(c, shard));
   }
 
   /**
@@ -326,7 +296,7 @@ public final class ControlDatabase {
         ps.setString(2, shardId);
         if (ps.executeUpdate() == 0) {
           throw new IllegalArgumentException("No shard '" + shardId + "' in the shard map of control database "
-              + displayUrl() + " (shards: " + shardIds(c) + "); add it with upsertShard first");
+              + displayUrl() + " (shards: " + ShardMapTables.shardIds(c) + "); add it with upsertShard first");
         }
       }
     });
@@ -382,8 +352,8 @@ public final class ControlDatabase {
     }
     Map<Integer, String> sorted = new TreeMap<>(shardOfBucket);
     return change(operation + " " + sorted.size() + " bucket(s)", expectedVersion, c -> {
-      Set<String> shards = shardIds(c);
-      int bucketCount = bucketCount(c);
+      Set<String> shards = ShardMapTables.shardIds(c);
+      int bucketCount = ShardMapTables.bucketCount(c);
       List<String> problems = new ArrayList<>();
       sorted.forEach((bucket, shard) -> {
         if (bucket == null || bucket < 0 || bucket >= bucketCount) {
@@ -396,13 +366,7 @@ public final class ControlDatabase {
         throw new IllegalArgumentException("Refused to " + refused + " in control database " + displayUrl()
             + "; nothing changed: " + String.join("; ", problems));
       }
-      try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET " + column + " = "
-          + "CASE WHEN u.shard_id = b.shard_id THEN NULL ELSE u.shard_id END "
-          + "FROM unnest(?::int[], ?::text[]) AS u(bucket, shard_id) WHERE b.bucket = u.bucket")) {
-        ps.setArray(1, c.createArrayOf("int4", sorted.keySet().toArray()));
-        ps.setArray(2, c.createArrayOf("text", sorted.values().toArray()));
-        ps.executeUpdate();
-      }
+      ShardMapTables.setSecondShard(c, column, sorted);
     });
   }
 
@@ -470,7 +434,7 @@ public final class ControlDatabase {
       String preparedName) {
     Map<Integer, String> sorted = new TreeMap<>(Objects.requireNonNull(owners, "owners"));
     try {
-      validateAssignment(connection, sorted);
+      ShardMapTables.validateAssignment(connection, sorted, displayUrl());
       StagedAssignment staged = new StagedAssignment(connection, expectedVersion, sorted);
       if (preparedName != null) {
         staged.prepare(preparedName, sorted);
@@ -568,7 +532,7 @@ public final class ControlDatabase {
 
     /** Runs the change now as a prepared transaction; stays unprepared when prepared transactions are off. */
     private void prepare(String name, Map<Integer, String> sorted) throws SQLException {
-      if (intSetting(connection, "max_prepared_transactions") == 0) {
+      if (ShardMapTables.intSetting(connection, "max_prepared_transactions") == 0) {
         return;
       }
       connection.setAutoCommit(false);
@@ -670,47 +634,10 @@ public final class ControlDatabase {
     }
   }
 
-  private static int intSetting(Connection c, String name) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT current_setting(?)::int")) {
-      ps.setString(1, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
-      }
-    }
-  }
-
-  private void validateAssignment(Connection c, Map<Integer, String> sorted) throws SQLException {
-    int bucketCount = bucketCount(c);
-    Set<String> shards = shardIds(c);
-    List<String> problems = new ArrayList<>();
-    sorted.forEach((bucket, shard) -> {
-      if (bucket < 0 || bucket >= bucketCount) {
-        problems.add("bucket " + bucket + " does not exist (the map has buckets 0.." + (bucketCount - 1)
-            + ", a number fixed for the life of the deployment)");
-      } else if (!shards.contains(shard)) {
-        problems.add("bucket " + bucket + " cannot go to shard '" + shard + "', which is not in the map "
-            + "(add it with upsertShard first)");
-      }
-    });
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException("Refused to assign buckets in control database " + displayUrl()
-          + "; nothing changed. Shards are " + shards + "; " + String.join("; ", problems));
-    }
-  }
-
   private SqlChange assignment(Map<Integer, String> sorted) {
     return c -> {
-      validateAssignment(c, sorted);
-      // a bucket given to the shard that holds its copy leaves the copy on its old owner (until the move completes)
-      try (PreparedStatement ps = c.prepareStatement("UPDATE shardwise.bucket b SET shard_id = u.shard_id, "
-          + "read_shard_id = NULL, copy_shard_id = CASE WHEN b.copy_shard_id = u.shard_id AND b.shard_id <> u.shard_id"
-          + " THEN b.shard_id ELSE b.copy_shard_id END"
-          + " FROM unnest(?::int[], ?::text[]) AS u(bucket, shard_id) WHERE b.bucket = u.bucket")) {
-        ps.setArray(1, c.createArrayOf("int4", sorted.keySet().toArray()));
-        ps.setArray(2, c.createArrayOf("text", sorted.values().toArray()));
-        ps.executeUpdate();
-      }
+      ShardMapTables.validateAssignment(c, sorted, displayUrl());
+      ShardMapTables.assignOwners(c, sorted);
     };
   }
 
@@ -729,53 +656,22 @@ public final class ControlDatabase {
 
   /** The whole map in one REPEATABLE READ snapshot, or null if none is stored; leaves autocommit on. */
   static ShardMap readMap(Connection c) throws SQLException {
-    c.setAutoCommit(false);
-    try {
-      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      ShardMap map = readMapInTransaction(c);
-      c.commit();
-      return map;
-    } finally {
-      if (!c.isClosed()) {
-        c.rollback();
-        c.setAutoCommit(true);
-      }
-    }
+    return ShardMapTables.readMap(c);
   }
 
   /** The stored version, or -1 if none. */
   static long readVersion(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT version FROM shardwise.map_version")) {
-      return rs.next() ? rs.getLong(1) : -1;
-    }
+    return ShardMapTables.readVersion(c);
   }
 
-  /**
-   * Records that router {@code r} routes with map {@code version} and is alive now (its heartbeat);
-   * the lease counts from this statement's start on the database's clock.
-   */
+  /** See {@link RouterLeaseTable#heartbeat}. */
   static void heartbeat(Connection c, RouterLease r, long version) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("""
-        INSERT INTO shardwise.router (id, host, pid, unit, version, lease_ms, last_seen)
-        VALUES (?, ?, ?, ?, ?, ?, statement_timestamp())
-        ON CONFLICT (id) DO UPDATE SET version = excluded.version, last_seen = excluded.last_seen""")) {
-      ps.setString(1, r.id());
-      ps.setString(2, r.host());
-      ps.setLong(3, r.pid());
-      ps.setString(4, r.unit());
-      ps.setLong(5, version);
-      ps.setLong(6, r.leaseMs());
-      ps.executeUpdate();
-    }
+    RouterLeaseTable.heartbeat(c, r, version);
   }
 
   /** Removes router {@code id}'s row (it closed). */
   static void unregister(Connection c, String id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("DELETE FROM shardwise.router WHERE id = ?")) {
-      ps.setString(1, id);
-      ps.executeUpdate();
-    }
+    RouterLeaseTable.unregister(c, id);
   }
 
   IllegalStateException notInitialized() {
@@ -786,84 +682,6 @@ public final class ControlDatabase {
   // ---------------------------------------------------------------------------------------------
   // Internals
   // ---------------------------------------------------------------------------------------------
-
-  private static ShardMap readMapInTransaction(Connection c) throws SQLException {
-    long version = readVersion(c);
-    if (version < 0) {
-      return null;
-    }
-    List<ShardDescriptor> shards = new ArrayList<>();
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(
-            "SELECT id, primary_url, replica_urls, weight, state FROM shardwise.shard ORDER BY ordinal, id")) {
-      while (rs.next()) {
-        Array replicas = rs.getArray(3);
-        shards.add(new ShardDescriptor(rs.getString(1), rs.getString(2), List.of((String[]) replicas.getArray()),
-            rs.getInt(4), ShardState.valueOf(rs.getString(5))));
-      }
-    }
-    List<String> owners = new ArrayList<>(ShardMap.DEFAULT_BUCKETS);
-    List<String> readers = new ArrayList<>(ShardMap.DEFAULT_BUCKETS);
-    List<String> copies = new ArrayList<>(ShardMap.DEFAULT_BUCKETS);
-    boolean switchedReads = false;
-    boolean copied = false;
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(
-            "SELECT bucket, shard_id, read_shard_id, copy_shard_id FROM shardwise.bucket ORDER BY bucket")) {
-      while (rs.next()) {
-        if (rs.getInt(1) != owners.size()) {
-          throw new IllegalStateException("The shard map in the control database has no row for bucket "
-              + owners.size() + " (buckets must be 0..n-1 without gaps); restore shardwise.bucket");
-        }
-        owners.add(rs.getString(2));
-        readers.add(rs.getString(3));
-        switchedReads |= rs.getString(3) != null;
-        copies.add(rs.getString(4));
-        copied |= rs.getString(4) != null;
-      }
-    }
-    return new ShardMap(version, shards, owners.toArray(new String[0]),
-        switchedReads ? readers.toArray(new String[0]) : null, copied ? copies.toArray(new String[0]) : null);
-  }
-
-  private void writeShard(Connection c, ShardDescriptor shard) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("""
-        INSERT INTO shardwise.shard (id, primary_url, replica_urls, weight, state) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET primary_url = excluded.primary_url, replica_urls = excluded.replica_urls,
-          weight = excluded.weight, state = excluded.state""")) {
-      ps.setString(1, shard.id());
-      ps.setString(2, shard.primaryUrl());
-      ps.setArray(3, c.createArrayOf("text", shard.replicaUrls().toArray()));
-      ps.setInt(4, shard.weight());
-      ps.setString(5, shard.state().name());
-      ps.executeUpdate();
-    }
-  }
-
-  private static Set<String> shardIds(Connection c) throws SQLException {
-    Set<String> ids = new TreeSet<>();
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM shardwise.shard")) {
-      while (rs.next()) {
-        ids.add(rs.getString(1));
-      }
-    }
-    return ids;
-  }
-
-  private static int bucketCount(Connection c) throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM shardwise.bucket")) {
-      rs.next();
-      return rs.getInt(1);
-    }
-  }
-
-  private static void notifyVersion(Connection c, long version) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-      ps.setString(1, CHANNEL);
-      ps.setString(2, Long.toString(version));
-      ps.execute();
-    }
-  }
 
   /**
    * Runs {@code work} in a transaction that first locks the version row (so writers serialize),
@@ -910,7 +728,7 @@ public final class ControlDatabase {
         ps.setLong(1, next);
         ps.executeUpdate();
       }
-      notifyVersion(c, next);
+      ShardMapTables.notifyVersion(c, next);
       return next;
     }
   }
@@ -946,33 +764,6 @@ public final class ControlDatabase {
       throw new ControlDatabaseException("Could not " + operation + " in control database " + displayUrl()
           + " as user " + user + ": " + e.getMessage() + "." + hint, e);
     }
-  }
-
-  /** A readable description of how two maps differ in shards or bucket owners, or null if they do not. */
-  private static String difference(ShardMap stored, ShardMap given) {
-    if (!stored.shards().equals(given.shards())) {
-      for (ShardDescriptor s : given.shards().values()) {
-        ShardDescriptor old = stored.shards().get(s.id());
-        if (!s.equals(old)) {
-          return old == null ? "shard '" + s.id() + "' is not in the stored map (stored shards: "
-              + stored.shards().keySet() + ")" : "shard '" + s.id() + "' is stored as " + old + ", given as " + s;
-        }
-      }
-      return "the stored map has more shards: " + stored.shards().keySet() + " instead of " + given.shards().keySet();
-    }
-    if (stored.bucketCount() != given.bucketCount()) {
-      return "the stored map has " + stored.bucketCount() + " buckets, the given one " + given.bucketCount();
-    }
-    String[] a = stored.bucketOwnersCopy();
-    String[] b = given.bucketOwnersCopy();
-    if (!Arrays.equals(a, b)) {
-      for (int i = 0; i < a.length; i++) {
-        if (!a[i].equals(b[i])) {
-          return "bucket " + i + " belongs to '" + a[i] + "' in the stored map and to '" + b[i] + "' in the given one";
-        }
-      }
-    }
-    return null;
   }
 
   @FunctionalInterface

@@ -3,7 +3,7 @@ package io.shardwise.hibernate.spi;
 import io.shardwise.hibernate.internal.ShardPools;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.ShardConnection;
-import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.wiring.internal.ShardwiseComponents;
 import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.readwrite.internal.ReadPath;
 import java.sql.Connection;

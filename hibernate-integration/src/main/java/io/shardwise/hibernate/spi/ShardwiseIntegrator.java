@@ -7,8 +7,8 @@ import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.query.GuardedHqlTranslator;
 import io.shardwise.hibernate.internal.query.QueryGuards;
-import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
-import io.shardwise.hibernate.internal.wiring.SnowflakeByDefault;
+import io.shardwise.hibernate.wiring.internal.ShardwiseComponents;
+import io.shardwise.hibernate.wiring.internal.SnowflakeByDefault;
 import java.util.HashMap;
 import java.util.Map;
 import org.hibernate.boot.Metadata;
@@ -58,7 +58,7 @@ public final class ShardwiseIntegrator implements Integrator {
     if (components.config().snowflakeIdsByDefault()) {
       SnowflakeByDefault.apply(metadata, components.model(), components.config().unitName());
     }
-    io.shardwise.hibernate.internal.wiring.ClusterIds.apply(metadata, components);
+    io.shardwise.hibernate.wiring.internal.ClusterIds.apply(metadata, components);
     requireTokenSecretWhenPinning(components);
     QueryGuards.install(translator, metadata, components.model(), components.keyValues(),
         sessionFactory.getJdbcServices().getDialect(), components.config().unitName(), components.metrics());

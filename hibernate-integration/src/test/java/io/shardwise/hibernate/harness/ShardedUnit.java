@@ -9,7 +9,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
-import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.wiring.internal.ShardwiseComponents;
 import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.PostgresShard;

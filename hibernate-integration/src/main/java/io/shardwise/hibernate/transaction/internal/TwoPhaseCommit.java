@@ -80,6 +80,12 @@ import org.hibernate.Transaction;
  * first. That is normal when recovery raced the coordinator, and harmful when someone rolled it back
  * by hand. Every participant's own transaction id is known (read in the same round trip as its
  * {@code PREPARE}), so its outcome is checked with {@code pg_xact_status} instead of assumed.
+ *
+ * <h2>What this file owns</h2>
+ *
+ * <p>The protocol (the coordinator, its participants), the reading of a decider's outcome, the
+ * finishing of a prepared transaction and the servers' requirements. {@link TwoPhaseRecovery} owns
+ * recovery: finding the prepared transactions a coordinator left behind and resolving those it may.
  */
 public final class TwoPhaseCommit {
   private static final System.Logger LOG = System.getLogger("io.shardwise.tx");
@@ -108,15 +114,14 @@ public final class TwoPhaseCommit {
   private final CrossShardService service;
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final Set<String> checkedShards = ConcurrentHashMap.newKeySet();
-  private final Set<String> reportedUntrusted = ConcurrentHashMap.newKeySet();
-  /** One recovery at a time ({@link #recover}). */
-  private final java.util.concurrent.locks.ReentrantLock recovering = new java.util.concurrent.locks.ReentrantLock();
+  private final TwoPhaseRecovery recovery;
 
   TwoPhaseCommit(ShardAccess shardAccess, TxLog log, String coordinatorId, CrossShardService service) {
     this.shardAccess = shardAccess;
     this.log = log;
     this.coordinatorId = coordinatorId;
     this.service = service;
+    this.recovery = new TwoPhaseRecovery(this, shardAccess, log, coordinatorId);
   }
 
   // =========================================================================================
@@ -363,7 +368,7 @@ public final class TwoPhaseCommit {
    *
    * @param participantXid the prepared transaction's own id, to verify its outcome if it is gone
    */
-  private void finish(String shardId, GlobalTransactionId id, boolean commit, long participantXid) {
+  void finish(String shardId, GlobalTransactionId id, boolean commit, long participantXid) {
     for (int attempt = 1; ; attempt++) {
       try {
         finishOnce(shardId, id, commit, participantXid);
@@ -434,7 +439,12 @@ public final class TwoPhaseCommit {
    *
    * @throws RuntimeException when the shard does not answer: then nothing can be known
    */
-  private Outcome settle(GlobalTransactionId id) {
+  /** Whether this coordinator is still running the transaction {@code gid} (recovery leaves it alone). */
+  boolean inFlight(String gid) {
+    return inFlight.contains(gid);
+  }
+
+  Outcome settle(GlobalTransactionId id) {
     String shardId = id.deciderShard();
     long xid = id.deciderXid();
     try (Connection c = shardAccess.primaryConnection(shardId)) {
@@ -596,7 +606,7 @@ public final class TwoPhaseCommit {
   }
 
   // =========================================================================================
-  // Recovery
+  // Recovery (TwoPhaseRecovery resolves what a coordinator left prepared)
   // =========================================================================================
 
   /**
@@ -609,9 +619,6 @@ public final class TwoPhaseCommit {
   public record RecoveryResult(int committed, int rolledBack, int skipped, List<String> unreachableShards,
       List<String> untrusted) {}
 
-  /** One of our prepared transactions on one shard. */
-  private record Prepared(GlobalTransactionId id, boolean pastGrace, long xid) {}
-
   /**
    * Resolves every prepared transaction of ours that it may resolve: on every shard, from the
    * outcome of its decider's transaction.
@@ -620,155 +627,7 @@ public final class TwoPhaseCommit {
    * @param staleAfterMillis a coordinator whose heartbeat is older than this is gone
    */
   public RecoveryResult recover(long graceMillis, long staleAfterMillis) {
-    // a lock, not a monitor: recovery waits on shards, and a virtual thread that waits inside a
-    // monitor pins its carrier thread on JDK 21 (up to JDK 23)
-    recovering.lock();
-    try {
-      return recoverAlone(graceMillis, staleAfterMillis);
-    } finally {
-      recovering.unlock();
-    }
-  }
-
-  private RecoveryResult recoverAlone(long graceMillis, long staleAfterMillis) {
-    Set<String> live;
-    boolean everyoneMayBeAlive = false;
-    try {
-      live = log.liveCoordinators(staleAfterMillis);
-    } catch (RuntimeException e) {
-      // Without heartbeats, only the grace period (and this coordinator's own bookkeeping) says who is done.
-      live = Set.of();
-      everyoneMayBeAlive = true;
-      LOG.log(System.Logger.Level.WARNING, "Recovery cannot read coordinator heartbeats (" + e.getMessage() + "); it"
-          + " resolves only transactions older than the grace period and this instance's own");
-    }
-    int committed = 0;
-    int rolledBack = 0;
-    int skipped = 0;
-    List<String> unreachable = new ArrayList<>();
-    List<String> untrusted = new ArrayList<>();
-    Set<String> shardIds = shardAccess.shardMap().shards().keySet();
-    for (String shardId : shardIds) {
-      List<Prepared> ours;
-      try {
-        ours = preparedOnShard(shardId, graceMillis, shardIds, untrusted);
-      } catch (RuntimeException e) {
-        unreachable.add(shardId);
-        LOG.log(System.Logger.Level.WARNING, "Recovery could not list prepared transactions on shard '" + shardId
-            + "': " + e.getMessage());
-        continue;
-      }
-      for (Prepared p : ours) {
-        GlobalTransactionId id = p.id();
-        boolean mine = coordinatorId.equals(id.coordinator());
-        boolean coordinatorGone = !everyoneMayBeAlive && !live.contains(id.coordinator());
-        boolean resolvable = mine ? !inFlight.contains(id.gid()) : (p.pastGrace() || coordinatorGone);
-        if (!resolvable) {
-          skipped++;
-          continue;
-        }
-        Outcome outcome;
-        try {
-          outcome = settle(id);
-        } catch (RuntimeException e) {
-          skipped++;
-          if (!unreachable.contains(id.deciderShard())) {
-            unreachable.add(id.deciderShard());
-          }
-          LOG.log(System.Logger.Level.WARNING, "Recovery leaves " + id + " prepared on shard '" + shardId + "': its"
-              + " outcome is that of transaction " + id.deciderXidText() + " on shard '" + id.deciderShard()
-              + "', which could not be read (" + e.getMessage() + ")");
-          continue;
-        }
-        if (outcome == Outcome.IN_PROGRESS) {
-          skipped++;
-          LOG.log(System.Logger.Level.WARNING, "Recovery leaves " + id + " prepared on shard '" + shardId
-              + "': transaction " + id.deciderXidText() + " on shard '" + id.deciderShard() + "' is still in progress"
-              + " after its backend was told to end; retrying next pass");
-          continue;
-        }
-        if (outcome == Outcome.FORGOTTEN || outcome == Outcome.OTHER_HISTORY) {
-          skipped++;
-          LOG.log(System.Logger.Level.ERROR, "Recovery leaves " + id + " prepared on shard '" + shardId + "' and"
-              + " will not guess: " + (outcome == Outcome.FORGOTTEN
-                  ? "transaction " + id.deciderXidText() + " is older than the commit log of shard '"
-                      + id.deciderShard() + "'"
-                  : "shard '" + id.deciderShard() + "' is no longer the server history that assigned transaction "
-                      + id.deciderXidText() + " (failover, restore or rebuild since)")
-              + ", so that transaction's outcome cannot be read. Find out by hand whether its writes on shard '"
-              + id.deciderShard() + "' are there, then run COMMIT PREPARED or ROLLBACK PREPARED " + id.sqlLiteral()
-              + " on shard '" + shardId + "'");
-          continue;
-        }
-        boolean commit = outcome == Outcome.COMMITTED;
-        try {
-          finish(shardId, id, commit, p.xid());
-          if (commit) {
-            committed++;
-          } else {
-            rolledBack++;
-          }
-          LOG.log(System.Logger.Level.INFO, "Recovery: " + (commit ? "COMMIT" : "ROLLBACK") + " of in-doubt " + id
-              + " on shard '" + shardId + "'");
-        } catch (AtomicityViolated e) {
-          LOG.log(System.Logger.Level.ERROR, e.getMessage());
-        } catch (RuntimeException e) {
-          if (!unreachable.contains(shardId)) {
-            unreachable.add(shardId);
-          }
-          LOG.log(System.Logger.Level.WARNING, "Recovery could not finish " + id + " on shard '" + shardId + "': "
-              + e.getMessage());
-        }
-      }
-    }
-    return new RecoveryResult(committed, rolledBack, skipped, List.copyOf(unreachable), List.copyOf(untrusted));
-  }
-
-  /**
-   * Our prepared transactions on a shard. Each comes with whether it is older than the grace period
-   * and its own 64-bit transaction id: {@code pg_prepared_xacts} shows the 32-bit one, widened here
-   * against the next id to be assigned (a prepared transaction is less than 2^31 ids behind it).
-   * Every other {@code sw:} gid is added to {@code untrusted} and logged once.
-   */
-  private List<Prepared> preparedOnShard(String shardId, long graceMillis, Set<String> shardIds,
-      List<String> untrusted) {
-    List<Prepared> ours = new ArrayList<>();
-    try (Connection c = shardAccess.primaryConnection(shardId);
-        PreparedStatement ps = c.prepareStatement("""
-            SELECT p.gid, p.owner = current_user, p.prepared < now() - make_interval(secs => ?),
-                   (n.next - ((n.next % 4294967296) - p.transaction::text::numeric + 4294967296) % 4294967296)::text
-            FROM pg_prepared_xacts p,
-                 (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::numeric AS next) n
-            WHERE p.database = current_database() AND p.gid LIKE 'sw:%'
-            ORDER BY p.prepared""")) {
-      ps.setDouble(1, graceMillis / 1000.0);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          String gid = rs.getString(1);
-          boolean ownedByUs = rs.getBoolean(2);
-          GlobalTransactionId id = GlobalTransactionId.parse(gid);
-          String refusal = id == null ? "it is not of Shardwise's format sw:<coordinator>:<shard>:<xid>"
-              : !ownedByUs ? "another role prepared it"
-              : !shardIds.contains(id.deciderShard()) ? "it names shard '" + id.deciderShard() + "', which the shard"
-                  + " map does not have"
-              : null;
-          if (refusal == null) {
-            ours.add(new Prepared(id, rs.getBoolean(3), Long.parseUnsignedLong(rs.getString(4))));
-            continue;
-          }
-          String shown = shardId + ": " + GlobalTransactionId.printable(gid);
-          untrusted.add(shown);
-          if (reportedUntrusted.add(shown)) {
-            LOG.log(System.Logger.Level.WARNING, "Recovery leaves prepared transaction " + GlobalTransactionId.printable(gid)
-                + " on shard '" + shardId + "' alone: " + refusal + ". If it is not yours, find out who prepared it"
-                + " (pg_prepared_xacts.owner).");
-          }
-        }
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(e.getMessage(), e);
-    }
-    return ours;
+    return recovery.recover(graceMillis, staleAfterMillis);
   }
 
   // =========================================================================================

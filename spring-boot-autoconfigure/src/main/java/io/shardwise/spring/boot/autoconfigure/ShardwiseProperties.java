@@ -20,7 +20,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * shardwise.user=shop
  * </pre>
  *
- * <p>Defaults are the runtime's; each description says it. Nothing here is validated twice: the
+ * <p>Defaults are the runtime's (its settings registry; {@code PropertiesRegistryTest} keeps them
+ * equal); each description says it. Nothing here is validated twice: the
  * values go to Hibernate as they are, and Shardwise checks them all at once when the
  * {@code EntityManagerFactory} starts.
  */

@@ -1,4 +1,4 @@
-package io.shardwise.hibernate.internal.wiring;
+package io.shardwise.hibernate.wiring.internal;
 
 import io.shardwise.hibernate.ShardingConfigurationException;
 import io.shardwise.hibernate.ShardwiseDdl;

@@ -1,4 +1,4 @@
-package io.shardwise.hibernate.internal.wiring;
+package io.shardwise.hibernate.wiring.internal;
 
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import static io.shardwise.hibernate.internal.PersistentAttributes.indexOf;
