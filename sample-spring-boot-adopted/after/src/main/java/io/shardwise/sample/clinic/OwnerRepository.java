@@ -1,0 +1,12 @@
+package io.shardwise.sample.clinic;
+
+import io.shardwise.annotations.ScatterGather;
+import org.springframework.data.domain.Page;
+import org.springframework.data.domain.Pageable;
+import org.springframework.data.jpa.repository.JpaRepository;
+
+public interface OwnerRepository extends JpaRepository<Owner, Integer> {
+
+  @ScatterGather
+  Page<Owner> findByLastNameStartingWith(String lastName, Pageable pageable);
+}
