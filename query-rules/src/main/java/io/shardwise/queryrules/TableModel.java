@@ -1,0 +1,30 @@
+package io.shardwise.queryrules;
+
+/**
+ * What the {@link NativeSqlRule} needs to know about the tables native SQL names: which entity a
+ * table holds and which of its columns is the shard key. The processor answers from {@code @Table},
+ * {@code @Column} and the naming conventions, the runtime from Hibernate's mapping.
+ */
+public interface TableModel {
+
+  /**
+   * The entity stored in a table, by the table's name without schema or quotes, in lower case;
+   * null when no entity of the model is stored there (a join table, a collection table, a table
+   * the application maps nowhere).
+   */
+  MappedTable table(String lowerCaseName);
+
+  /**
+   * One entity's table.
+   *
+   * @param entity the entity, as the HQL rule sees it (its group, its shard key attribute)
+   * @param keyColumn the shard key's column in lower case; null for a reference table or an
+   *     entity that is not sharded
+   */
+  record MappedTable(QueryModel.Entity entity, String keyColumn) {
+
+    public boolean sharded() {
+      return keyColumn != null;
+    }
+  }
+}
