@@ -483,7 +483,7 @@ public final class NativeSqlRule {
       int index = -1;
       if (statement.getColumns() != null) {
         for (int i = 0; i < statement.getColumns().size(); i++) {
-          if (lower(statement.getColumns().get(i).getUnquotedColumnName()).equals(mapped.keyColumn())) {
+          if (mapped.isKeyColumn(lower(statement.getColumns().get(i).getUnquotedColumnName()))) {
             index = i;
           }
         }
@@ -585,9 +585,9 @@ public final class NativeSqlRule {
           continue;
         }
         if (owner != null) {
-          return source.sharded() && name.equals(source.mapped.keyColumn()) ? source : null;
+          return source.sharded() && source.mapped.isKeyColumn(name) ? source : null;
         }
-        if (source.sharded() && name.equals(source.mapped.keyColumn())) {
+        if (source.sharded() && source.mapped.isKeyColumn(name)) {
           found = source;
           matches++;
         }

@@ -18,13 +18,28 @@ public interface TableModel {
    * One entity's table.
    *
    * @param entity the entity, as the HQL rule sees it (its group, its shard key attribute)
-   * @param keyColumn the shard key's column in lower case; null for a reference table or an
-   *     entity that is not sharded
+   * @param keyColumns the names the shard key's column may have, in lower case: one at run time,
+   *     where Hibernate's naming strategy has spoken; at build time, without an explicit
+   *     {@code @Column(name)}, both the attribute name and its snake_case form. Empty for a
+   *     reference table or an entity that is not sharded.
    */
-  record MappedTable(QueryModel.Entity entity, String keyColumn) {
+  record MappedTable(QueryModel.Entity entity, java.util.List<String> keyColumns) {
+
+    public MappedTable {
+      keyColumns = java.util.List.copyOf(keyColumns);
+    }
 
     public boolean sharded() {
-      return keyColumn != null;
+      return !keyColumns.isEmpty();
+    }
+
+    public boolean isKeyColumn(String lowerCaseName) {
+      return keyColumns.contains(lowerCaseName);
+    }
+
+    /** The key column's name for messages; null when not sharded. */
+    public String keyColumn() {
+      return keyColumns.isEmpty() ? null : keyColumns.get(keyColumns.size() - 1);
     }
   }
 }

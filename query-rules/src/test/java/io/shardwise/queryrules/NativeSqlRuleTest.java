@@ -32,12 +32,12 @@ class NativeSqlRuleTest {
       .reference("Country", Set.of("id", "code"), Map.of());
 
   private static final Map<String, MappedTable> TABLES = Map.of(
-      "realm", new MappedTable(ENTITIES.entity("Realm"), "id"),
-      "user_entity", new MappedTable(ENTITIES.entity("UserEntity"), "realm_id"),
-      "credential", new MappedTable(ENTITIES.entity("Credential"), "realm_id"),
-      "merchant", new MappedTable(ENTITIES.entity("Merchant"), "id"),
-      "purchase_order", new MappedTable(ENTITIES.entity("PurchaseOrder"), "merchant_id"),
-      "country", new MappedTable(ENTITIES.entity("Country"), null));
+      "realm", new MappedTable(ENTITIES.entity("Realm"), List.of("id")),
+      "user_entity", new MappedTable(ENTITIES.entity("UserEntity"), List.of("realm_id")),
+      "credential", new MappedTable(ENTITIES.entity("Credential"), List.of("realm_id")),
+      "merchant", new MappedTable(ENTITIES.entity("Merchant"), List.of("id")),
+      "purchase_order", new MappedTable(ENTITIES.entity("PurchaseOrder"), List.of("merchant_id")),
+      "country", new MappedTable(ENTITIES.entity("Country"), List.of()));
 
   private final NativeSqlRule rule = new NativeSqlRule(TABLES::get);
 
