@@ -1,8 +1,8 @@
 package io.shardwise.hibernate;
 
-import static org.awaitility.Awaitility.await;
+import static io.shardwise.hibernate.ShardDeadlineTest.keyOn;
+import static io.shardwise.hibernate.ShardKeyValueTest.assertNeverSent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,12 +10,10 @@ import io.shardwise.hibernate.internal.query.QueryGuard;
 import io.shardwise.hibernate.values.Shelf;
 import io.shardwise.hibernate.values.Shopper;
 import io.shardwise.hibernate.values.Store;
-import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.PostgresShard;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
@@ -48,8 +46,8 @@ class NativeQueryGuardTest {
     }
     sessionFactory = b.buildSessionFactory();
     shards = ShardedSessions.of(sessionFactory);
-    here = keyOn("shard0");
-    there = keyOn("shard1");
+    here = keyOn(shards, "shard0");
+    there = keyOn(shards, "shard1");
   }
 
   @AfterAll
@@ -154,23 +152,5 @@ class NativeQueryGuardTest {
 
   private static <R> R onShardOf(long key, Function<Session, R> work) {
     return shards.forKey(key).fromSession(work);
-  }
-
-  private static long keyOn(String shard) {
-    for (long k = 1; ; k++) {
-      if (shards.shardFor(k).equals(shard)) {
-        return k;
-      }
-    }
-  }
-
-  private static void assertNeverSent(PostgresTopology pg, String sent, String refused) {
-    await().atMost(Duration.ofSeconds(30)).until(() -> logMentions(pg.shard(0).primary(), sent));
-    assertFalse(logMentions(pg.shard(0).primary(), refused), "the refused statement never reached shard0");
-    assertFalse(logMentions(pg.shard(1).primary(), refused), "nor shard1");
-  }
-
-  private static boolean logMentions(PostgresNode node, String probe) {
-    return node.logTail(100_000).stream().anyMatch(line -> line.contains(probe));
   }
 }
