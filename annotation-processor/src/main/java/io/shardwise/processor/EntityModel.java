@@ -1,6 +1,8 @@
 package io.shardwise.processor;
 
 import io.shardwise.queryrules.QueryModel;
+import io.shardwise.queryrules.TableModel;
+import java.util.Locale;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -31,7 +33,7 @@ import javax.lang.model.util.Types;
  * {@link EntityIndex}. Every lookup by name is a map lookup; a name is searched for outside this
  * compilation at most once.
  */
-final class EntityModel implements QueryModel {
+final class EntityModel implements QueryModel, TableModel {
 
   /** One persistent attribute as declared: a field, or a getter of property access. */
   record Member(String name, Element element, TypeMirror type) {
@@ -183,10 +185,72 @@ final class EntityModel implements QueryModel {
       return null;
     }
 
+    /**
+     * The names the entity's table may have, in lower case: {@code @Table(name)}, else the entity
+     * name as Hibernate's default naming keeps it and in the snake_case of Spring Boot's default.
+     */
+    List<String> tableNames() {
+      AnnotationMirror table = Mirrors.find(type, Mirrors.TABLE);
+      String explicit = table == null ? null : Mirrors.string(table, "name");
+      return explicit != null && !explicit.isEmpty() ? List.of(lowerUnquoted(explicit)) : spellings(name);
+    }
+
+    /** The names the shard key's column may have, as {@link #tableNames()} for the column. */
+    List<String> keyColumns() {
+      Member key = keyMember();
+      if (!sharded() || key == null) {
+        return List.of();
+      }
+      AnnotationMirror column = Mirrors.find(key.element(), Mirrors.COLUMN);
+      String explicit = column == null ? null : Mirrors.string(column, "name");
+      return explicit != null && !explicit.isEmpty() ? List.of(lowerUnquoted(explicit)) : spellings(key.name());
+    }
+
     @Override
     public String toString() {
       return name;
     }
+  }
+
+  private static List<String> spellings(String javaName) {
+    String lower = javaName.toLowerCase(Locale.ROOT);
+    String snake = javaName.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toLowerCase(Locale.ROOT);
+    return lower.equals(snake) ? List.of(lower) : List.of(lower, snake);
+  }
+
+  private static String lowerUnquoted(String name) {
+    String bare = name.startsWith("\"") && name.endsWith("\"") && name.length() > 1
+        ? name.substring(1, name.length() - 1) : name.replace("`", "");
+    return bare.toLowerCase(Locale.ROOT);
+  }
+
+  /** The entities known so far, by each name their table may have; rebuilt when an entity is added. */
+  private Map<String, MappedTable> tables = Map.of();
+  private int tablesBuiltFrom = -1;
+
+  /**
+   * The entity whose table has this name, among the entities of this compilation and those read
+   * so far from the class path. A name two entities may have (one's snake_case form is the other's
+   * plain one) maps to neither, so that no table is taken for the wrong entity.
+   */
+  @Override
+  public MappedTable table(String lowerCaseName) {
+    if (tablesBuiltFrom != byClass.size()) {
+      Map<String, MappedTable> built = new HashMap<>();
+      Set<String> clashing = new HashSet<>();
+      for (Entity entity : byClass.values()) {
+        MappedTable mapped = new MappedTable(entity, entity.keyColumns());
+        for (String tableName : entity.tableNames()) {
+          if (built.putIfAbsent(tableName, mapped) != null && built.get(tableName).entity() != entity) {
+            clashing.add(tableName);
+          }
+        }
+      }
+      clashing.forEach(built::remove);
+      tables = built;
+      tablesBuiltFrom = byClass.size();
+    }
+    return tables.get(lowerCaseName);
   }
 
   private static final List<String> ASSOCIATIONS =

@@ -21,6 +21,12 @@ final class Mirrors {
 
   static final String ENTITY = "jakarta.persistence.Entity";
   static final String ID = "jakarta.persistence.Id";
+  static final String TABLE = "jakarta.persistence.Table";
+  static final String COLUMN = "jakarta.persistence.Column";
+  static final String NAMED_NATIVE_QUERY = "jakarta.persistence.NamedNativeQuery";
+  static final String NAMED_NATIVE_QUERIES = "jakarta.persistence.NamedNativeQueries";
+  static final String HIBERNATE_NAMED_NATIVE_QUERY = "org.hibernate.annotations.NamedNativeQuery";
+  static final String HIBERNATE_NAMED_NATIVE_QUERIES = "org.hibernate.annotations.NamedNativeQueries";
   static final String TRANSIENT = "jakarta.persistence.Transient";
   static final String MANY_TO_ONE = "jakarta.persistence.ManyToOne";
   static final String ONE_TO_ONE = "jakarta.persistence.OneToOne";

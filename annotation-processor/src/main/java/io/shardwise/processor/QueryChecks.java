@@ -21,6 +21,7 @@ import com.sun.source.util.TreePath;
 import com.sun.source.util.TreePathScanner;
 import com.sun.source.util.Trees;
 import io.shardwise.queryrules.QueryModel;
+import io.shardwise.queryrules.NativeSqlRule;
 import io.shardwise.queryrules.ShardKeyRule;
 import io.shardwise.queryrules.ShardKeyRule.Unpinned;
 import io.shardwise.processor.EntityModel.Entity;
@@ -114,6 +115,14 @@ final class QueryChecks {
           || name.equals(Mirrors.HIBERNATE_NAMED_QUERIES)) {
         for (AnnotationMirror inner : Mirrors.annotations(mirror, "value")) {
           checkNamedQuery(type, mirror, inner);
+        }
+      } else if (name.equals(Mirrors.NAMED_NATIVE_QUERY)
+          || name.equals(Mirrors.HIBERNATE_NAMED_NATIVE_QUERY)) {
+        checkNamedNativeQuery(type, mirror, mirror);
+      } else if (name.equals(Mirrors.NAMED_NATIVE_QUERIES)
+          || name.equals(Mirrors.HIBERNATE_NAMED_NATIVE_QUERIES)) {
+        for (AnnotationMirror inner : Mirrors.annotations(mirror, "value")) {
+          checkNamedNativeQuery(type, mirror, inner);
         }
       }
     }
@@ -230,6 +239,97 @@ final class QueryChecks {
         && model.entity(type) != null) {
       routing.addQueryParameter(name, analysis.keyParameter());
     }
+  }
+
+  private void checkNamedNativeQuery(TypeElement type, AnnotationMirror outer, AnnotationMirror query) {
+    String name = Mirrors.string(query, "name");
+    String sql = Mirrors.string(query, "query");
+    if (sql == null) {
+      return;
+    }
+    Located at = outer == query
+        ? new Located(type, query, Mirrors.value(query, "query"), null)
+        : new Located(type, outer, Mirrors.value(outer, "value"), name);
+    judgeNative(sql, "Named native query " + name, type, permitted(type, name), at::report);
+  }
+
+  /**
+   * A native SQL query as a repository method's annotation holds it (Spring Data's
+   * {@code @Query(nativeQuery = true)} or {@code @NativeQuery}).
+   */
+  void checkNativeRepositoryQuery(TypeElement type, ExecutableElement method, AnnotationMirror mirror,
+      String sql, boolean permitted) {
+    AnnotationValue value = Mirrors.value(mirror, "value");
+    String what = "Native query method " + type.getSimpleName() + "." + method.getSimpleName();
+    judgeNative(sql, what, method, permitted,
+        (kind, tag, message) -> reporter.report(kind, tag, method, mirror, value, message));
+  }
+
+  /**
+   * Reads native SQL with {@link NativeSqlRule} and reports as for JPQL: each sharded table whose
+   * key column nothing pins is a {@link Tag#QueryWithoutShardKey} (unless {@code permitted}), an
+   * insert that does not write the key an {@link Tag#InsertWithoutShardKey} (whatever permits);
+   * SQL the parser cannot read, and SQL that names only tables no entity is stored in, a
+   * {@link Tag#NativeQueryUnchecked} warning that names what it could not judge.
+   */
+  private void judgeNative(String sql, String what, Element site, boolean permitted, Position at) {
+    NativeSqlRule.Analysis analysis = new NativeSqlRule(model).analyze(sql);
+    if (analysis.insertWithoutKey() != null) {
+      NativeSqlRule.InsertWithoutKey insert = analysis.insertWithoutKey();
+      String key = insert.table().keyColumn();
+      at.report(Diagnostic.Kind.ERROR, Tag.InsertWithoutShardKey, what + " inserts into the table of"
+          + " sharded entity " + insert.table().entity().simpleName() + " but " + insert.problem()
+          + " (query \"" + quote(sql) + "\"): its rows would get a null or unrelated shard key and sit"
+          + " on a shard their key does not route to. Fix: write " + key + " among the inserted"
+          + " columns, from a parameter (:" + key + ") or from the key of the rows the insert selects.");
+    }
+    if (permitted) {
+      return;
+    }
+    boolean warn = !suppressed(site);
+    if (analysis.unreadable() != null) {
+      if (warn) {
+        at.report(Diagnostic.Kind.WARNING, Tag.NativeQueryUnchecked, what + " is SQL that Shardwise's"
+            + " parser cannot read (" + analysis.unreadable() + "), so query \"" + quote(sql) + "\" is"
+            + " not checked for its shard key and runs on the session's shard only. Fix: check by hand"
+            + " that it compares the key column of every sharded table with = or IN, then mark it"
+            + " @SuppressWarnings(\"" + Tag.NativeQueryUnchecked + "\"); mark it @ScatterGather if it is"
+            + " meant to run on every shard.");
+      }
+      return;
+    }
+    for (NativeSqlRule.UnpinnedTable culprit : analysis.unpinned()) {
+      String column = (culprit.alias() == null ? "" : culprit.alias() + ".") + culprit.table().keyColumn();
+      at.report(Diagnostic.Kind.ERROR, Tag.QueryWithoutShardKey, what + " reads table "
+          + culprit.describe() + " of sharded entity " + culprit.table().entity().simpleName()
+          + " without pinning its key column " + culprit.table().keyColumn() + " (query \""
+          + quote(sql) + "\"): on every branch of its WHERE and ON conditions, " + column + " must be"
+          + " compared with = or IN to a parameter or literal, or equal the key column of a pinned"
+          + " table of its co-location group; otherwise it runs on the session's shard only and"
+          + " misses the rows on the others. Fix: add \"" + column + " = :"
+          + culprit.table().entity().shardKey() + "\", or mark the query @ScatterGather to run it on"
+          + " every shard.");
+    }
+    if (warn && analysis.unpinned().isEmpty() && !analysis.pinsAny() && !analysis.unknownTables().isEmpty()) {
+      at.report(Diagnostic.Kind.WARNING, Tag.NativeQueryUnchecked, what + " names only tables that no"
+          + " entity Shardwise knows is stored in (" + String.join(", ", analysis.unknownTables())
+          + "), so query \"" + quote(sql) + "\" is not checked for its shard key. Fix: if a table holds"
+          + " sharded rows (a join or collection table), compare its key column with = or IN, or join"
+          + " the owning entity's table and pin its key; then mark the query @SuppressWarnings(\""
+          + Tag.NativeQueryUnchecked + "\"). A table named by @Table(name) or by Hibernate's naming"
+          + " (UserEntity: userentity or user_entity) is recognised.");
+    }
+  }
+
+  /** {@code @SuppressWarnings("NativeQueryUnchecked")} on the element or around it. */
+  static boolean suppressed(Element element) {
+    for (Element e = element; e != null && !(e instanceof PackageElement); e = e.getEnclosingElement()) {
+      AnnotationMirror suppress = Mirrors.find(e, "java.lang.SuppressWarnings");
+      if (suppress != null && Mirrors.strings(suppress, "value").contains(Tag.NativeQueryUnchecked.name())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Where an error about one named query goes: its annotation tree, else its mirror. */
@@ -537,7 +637,8 @@ final class QueryChecks {
     String name = select instanceof MemberSelectTree
         ? ((MemberSelectTree) select).getIdentifier().toString()
         : select instanceof IdentifierTree ? ((IdentifierTree) select).getName().toString() : "";
-    if (!QUERY_METHODS.contains(name) || call.getArguments().isEmpty()) {
+    boolean nativeSql = name.equals("createNativeQuery");
+    if (!QUERY_METHODS.contains(name) && !nativeSql || call.getArguments().isEmpty()) {
       return;
     }
     ExpressionTree argument = call.getArguments().get(0);
@@ -548,6 +649,11 @@ final class QueryChecks {
     }
     Element site = enclosingDeclaration(path);
     String what = name + " in " + describe(site);
+    if (nativeSql) {
+      judgeNative(hql, what, site, false,
+          (kind, tag, message) -> reporter.report(kind, tag, trees, argument, unit, message));
+      return;
+    }
     judge(new Found(hql, what, site, resultEntity(call, path), false, false,
         (kind, tag, message) -> reporter.report(kind, tag, trees, argument, unit, message)));
   }

@@ -37,8 +37,9 @@ import javax.tools.Diagnostic;
  * from Spring Data's), is held to the {@link ShardKeyRule}:
  * <ul>
  *   <li>{@code @Query} JPQL/HQL (and its count query) like any other query; a native one
- *       ({@code nativeQuery = true}, {@code @NativeQuery}) is a {@link Tag#NativeQueryUnchecked}
- *       warning, since SQL is not checked anywhere;</li>
+ *       ({@code nativeQuery = true}, {@code @NativeQuery}) is read as SQL and held to the
+ *       {@link io.shardwise.queryrules.NativeSqlRule} (SQL it cannot read is a
+ *       {@link Tag#NativeQueryUnchecked} warning);</li>
  *   <li>a derived query ({@code findByMerchantIdAndStatus}) is parsed as Spring Data parses it,
  *       its property paths resolved against the entity as Spring Data resolves them, and the
  *       result, written as HQL ({@code from PurchaseOrder e where e.merchantId = ?1 and e.status =
@@ -59,7 +60,6 @@ final class SpringDataChecks {
   static final String NATIVE_QUERY = "org.springframework.data.jpa.repository.NativeQuery";
   private static final String SPRING_DATA = "org.springframework.data.";
   private static final String PROCEDURE = "org.springframework.data.jpa.repository.Procedure";
-  private static final String SUPPRESS_WARNINGS = "java.lang.SuppressWarnings";
   /** Parameter types whose queries are built at run time: query by example, specifications. */
   private static final Set<String> RUNTIME_CRITERIA = Set.of(
       "org.springframework.data.domain.Example",
@@ -147,7 +147,11 @@ final class SpringDataChecks {
     AnnotationMirror query = Mirrors.find(method, QUERY);
     AnnotationMirror nativeQuery = Mirrors.find(method, NATIVE_QUERY);
     if (nativeQuery != null || query != null && isTrue(query, "nativeQuery")) {
-      reportNative(type, method, nativeQuery != null ? nativeQuery : query, domain);
+      AnnotationMirror annotation = nativeQuery != null ? nativeQuery : query;
+      String sql = Mirrors.string(annotation, "value");
+      if (sql != null && !sql.isBlank()) {
+        queries.checkNativeRepositoryQuery(type, method, annotation, sql, permitted(type, method));
+      }
       return;
     }
     if (query != null) {
@@ -418,41 +422,12 @@ final class SpringDataChecks {
             + " mark the method @ScatterGather to run it on every shard.");
   }
 
-  private void reportNative(
-      TypeElement type, ExecutableElement method, AnnotationMirror annotation, Entity domain) {
-    if (domain == null || !domain.sharded() || domain.keyMember() == null
-        || permitted(type, method) || suppressed(method)) {
-      return;
-    }
-    reporter.report(Diagnostic.Kind.WARNING, Tag.NativeQueryUnchecked, method, annotation, null,
-        "Native query method " + describe(type, method) + " of sharded entity "
-            + domain.simpleName() + " is SQL, which Shardwise does not check: nothing tells"
-            + " whether it pins the shard key " + domain.keyMember().name() + ", and it runs on"
-            + " the session's shard only. Fix: write it in JPQL/HQL, or check by hand that its"
-            + " WHERE clause compares the key column with = or IN and mark the method"
-            + " @SuppressWarnings(\"" + Tag.NativeQueryUnchecked + "\"); mark it @ScatterGather"
-            + " if it is meant to run on every shard.");
-  }
-
   /**
    * {@code @ScatterGather} on the method, on the interface that declares it, or on the repository
    * (which may inherit the method from an interface of its own).
    */
   private static boolean permitted(TypeElement repository, ExecutableElement method) {
     return QueryChecks.permitted(method, null) || QueryChecks.permitted(repository, null);
-  }
-
-  /** {@code @SuppressWarnings("NativeQueryUnchecked")} on the method or the repository. */
-  private static boolean suppressed(ExecutableElement method) {
-    for (Element e = method; e instanceof ExecutableElement || e instanceof TypeElement;
-        e = e.getEnclosingElement()) {
-      AnnotationMirror suppress = Mirrors.find(e, SUPPRESS_WARNINGS);
-      if (suppress != null
-          && Mirrors.strings(suppress, "value").contains(Tag.NativeQueryUnchecked.name())) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static boolean isTrue(AnnotationMirror mirror, String member) {

@@ -1,6 +1,7 @@
 package io.shardwise.processor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -8,6 +9,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,11 +35,19 @@ import org.junit.jupiter.api.Test;
 class RealModelCorpusTest {
 
   private static final Pattern LABELLED =
-      Pattern.compile("@NamedQuery\\(name = \"([^\"]+)\".*// (pins|lacks|scatter)\\s*$");
+      Pattern.compile("@Named(Native)?Query\\(name = \"([^\"]+)\".*// (pins|lacks|scatter|unchecked)\\s*$");
+  /**
+   * Native queries that do pin the realm through a foreign key into a pinned co-located table
+   * ({@code join USER_ATTRIBUTE a on a.USER_ID = u.ID}, {@code USER_ID in (select ID from
+   * USER_ENTITY where REALM_ID = ?)}): the SQL rule follows key columns, not foreign keys, and
+   * reports them. Listed so that the matrix says so and a new one fails the test.
+   */
+  private static final List<String> KNOWN_NATIVE_FALSE_POSITIVES =
+      List.of("nativeDeleteCredentialsOfRealmUsers", "nativeUsersWithAttributeByForeignKey");
   private static final List<Tag> QUERY_TAGS =
       List.of(Tag.QueryWithoutShardKey, Tag.UnresolvedEntity, Tag.InsertWithoutShardKey);
 
-  private record Labelled(String file, long line, String name, String label) {}
+  private record Labelled(String file, long line, String name, String label, boolean nativeSql) {}
 
   private static Map<String, String> sources;
   private static List<Labelled> queries;
@@ -57,7 +67,7 @@ class RealModelCorpusTest {
       for (int i = 0; i < lines.length; i++) {
         Matcher m = LABELLED.matcher(lines[i]);
         if (m.find()) {
-          queries.add(new Labelled(path, i + 1, m.group(1), m.group(2)));
+          queries.add(new Labelled(path, i + 1, m.group(2), m.group(3), m.group(1) != null));
         }
       }
     });
@@ -87,11 +97,33 @@ class RealModelCorpusTest {
       assertTrue(queries.stream().anyMatch(q -> on(d, q.file(), q.line())),
           "an error off every labelled query line (the model itself must be clean): " + d);
     }
+    List<Labelled> judged = queries.stream().filter(q -> !q.label().equals("unchecked")).toList();
+    int[] hql = matrix(c, judged.stream().filter(q -> !q.nativeSql()).toList(), "HQL");
+    int[] sql = matrix(c, judged.stream().filter(Labelled::nativeSql).toList(), "native SQL");
+    assertTrue(queries.size() >= 150, "the corpus has " + queries.size() + " queries");
+    assertTrue(sql[0] + sql[1] + sql[2] + sql[3] >= 35, "native queries: " + Arrays.toString(sql));
+    for (Labelled query : queries) {
+      if (query.label().equals("unchecked")) {
+        assertTrue(c.warnings(Tag.NativeQueryUnchecked).stream().anyMatch(d -> on(d, query.file(), query.line())),
+            query + " is named as unreadable\n" + c.dump());
+        assertFalse(flagged(c, query), query + " is not an error");
+      }
+    }
+    assertEquals(0, hql[2], "HQL false negatives");
+    assertEquals(0, hql[3], "HQL false positives\n" + c.dump());
+    assertEquals(0, sql[2], "native false negatives");
+  }
+
+  /**
+   * Prints and checks the confusion matrix of some labelled queries: {TP, TN, FN, FP}. No false
+   * negative anywhere; the false positives are exactly the known native ones.
+   */
+  private static int[] matrix(Compilation c, List<Labelled> labelled, String kind) {
     List<String> falseNegatives = new ArrayList<>();
     List<String> falsePositives = new ArrayList<>();
     int truePositives = 0;
     int trueNegatives = 0;
-    for (Labelled query : queries) {
+    for (Labelled query : labelled) {
       boolean positive = query.label().equals("lacks");
       boolean reported = flagged(c, query);
       if (positive && reported) {
@@ -104,18 +136,18 @@ class RealModelCorpusTest {
         trueNegatives++;
       }
     }
-    Map<String, Long> byLabel = queries.stream()
+    Map<String, Long> byLabel = labelled.stream()
         .collect(Collectors.groupingBy(Labelled::label, TreeMap::new, Collectors.counting()));
-    System.out.printf("Real-model corpus: %d queries %s; reported %d of %d lacking the key (TP),"
-            + " passed %d of %d pinned or marked (TN); FN %d %s, FP %d %s%n", queries.size(), byLabel,
-        truePositives, byLabel.get("lacks"), trueNegatives,
-        byLabel.get("pins") + byLabel.get("scatter"), falseNegatives.size(), falseNegatives,
-        falsePositives.size(), falsePositives);
-
-    assertTrue(queries.size() >= 150, "the corpus has " + queries.size() + " queries");
-    assertEquals(List.of(), falseNegatives, "false negatives");
-    assertEquals(List.of(), falsePositives, "false positives\n" + c.dump());
-    assertEquals((long) byLabel.get("lacks"), truePositives);
+    System.out.printf("Real-model corpus, %s: %d queries %s; reported %d of %d lacking the key (TP),"
+            + " passed %d of %d pinned or marked (TN); FN %d %s, FP %d %s%n", kind, labelled.size(), byLabel,
+        truePositives, byLabel.getOrDefault("lacks", 0L), trueNegatives,
+        byLabel.getOrDefault("pins", 0L) + byLabel.getOrDefault("scatter", 0L), falseNegatives.size(),
+        falseNegatives, falsePositives.size(), falsePositives);
+    assertEquals(List.of(), falseNegatives, kind + " false negatives");
+    boolean nativeSql = labelled.stream().anyMatch(Labelled::nativeSql);
+    assertEquals(nativeSql ? KNOWN_NATIVE_FALSE_POSITIVES : List.of(), falsePositives,
+        kind + " false positives\n" + c.dump());
+    return new int[] {truePositives, trueNegatives, falseNegatives.size(), falsePositives.size()};
   }
 
   /**
@@ -129,6 +161,9 @@ class RealModelCorpusTest {
         "(?m)^@ScatterGather\\(queries = [^\\n]*\\)$", "")));
     Compilation c = compile(unmarked);
     for (Labelled query : queries) {
+      if (query.label().equals("unchecked") || KNOWN_NATIVE_FALSE_POSITIVES.contains(query.name())) {
+        continue;
+      }
       boolean expected = !query.label().equals("pins");
       assertEquals(expected, flagged(c, query), query + "\n" + c.dump());
     }

@@ -244,7 +244,7 @@ class SpringDataRepositoryTest {
   }
 
   @Test
-  void aNativeQueryIsAWarningUnlessSuppressedOrScattered() {
+  void aNativeQueryIsCheckedAsSqlAndWhatCannotBeReadIsAWarning() {
     Compilation c = SpringDataFixtures.model().source("app/Orders.java", """
         package app;
         import io.shardwise.annotations.ScatterGather;
@@ -255,25 +255,25 @@ class SpringDataRepositoryTest {
           List<PurchaseOrder> byStatus(String status);
           @NativeQuery("select * from purchase_order where merchant_id = ?1")
           List<PurchaseOrder> mine(long merchantId);
+          @NativeQuery("select * from purchase_order o where o.merchant_id = :#{#filter.merchantId}")
+          List<PurchaseOrder> spel(Object filter);
           @SuppressWarnings("NativeQueryUnchecked")
-          @NativeQuery("select * from purchase_order where merchant_id = ?1")
+          @NativeQuery("select * from purchase_order o where o.merchant_id = ?#{[0]}")
           List<PurchaseOrder> checkedByHand(long merchantId);
           @ScatterGather
           @NativeQuery("select * from purchase_order")
           List<PurchaseOrder> everywhere();
         }
         """).compileWith(new ShardwiseProcessor());
-    assertTrue(c.succeeded(), c.dump());
-    String warning = c.assertWarning(Tag.NativeQueryUnchecked, "app/Orders.java", "status = ?1");
-    assertEquals("[NativeQueryUnchecked] Native query method Orders.byStatus of sharded entity"
-        + " PurchaseOrder is SQL, which Shardwise does not check: nothing tells whether it pins"
-        + " the shard key merchantId, and it runs on the session's shard only. Fix: write it in"
-        + " JPQL/HQL, or check by hand that its WHERE clause compares the key column with = or IN"
-        + " and mark the method @SuppressWarnings(\"NativeQueryUnchecked\"); mark it"
-        + " @ScatterGather if it is meant to run on every shard.", warning);
-    c.assertWarning(Tag.NativeQueryUnchecked, "app/Orders.java", "@NativeQuery(\"select * from"
-        + " purchase_order where merchant_id = ?1\")");
-    assertEquals(2, c.warnings(Tag.NativeQueryUnchecked).size(), c.dump());
+    String error = c.assertError(Tag.QueryWithoutShardKey, "app/Orders.java", "status = ?1");
+    assertTrue(error.startsWith("[QueryWithoutShardKey] Native query method Orders.byStatus reads table"
+        + " purchase_order of sharded entity PurchaseOrder without pinning its key column merchant_id"), error);
+    assertTrue(error.contains("Fix: add \"merchant_id = :merchantId\""), error);
+    c.assertErrorCount(1);
+    String warning = c.assertWarning(Tag.NativeQueryUnchecked, "app/Orders.java", "#filter");
+    assertTrue(warning.startsWith("[NativeQueryUnchecked] Native query method Orders.spel is SQL that"
+        + " Shardwise's parser cannot read ("), warning);
+    assertEquals(1, c.warnings(Tag.NativeQueryUnchecked).size(), c.dump());
   }
 
   @Test

@@ -25,6 +25,14 @@ import jakarta.persistence.*;
     @NamedQuery(name = "findSessionsOfDisabledUsers", query = "select sess from PersistentUserSessionEntity sess where sess.user in (select u from UserEntity u where u.realm = :realm and u.enabled = false)"), // pins
     @NamedQuery(name = "findSessionsOfUsersCorrelated", query = "select sess from PersistentUserSessionEntity sess where sess.user in (select u from UserEntity u where u.realmId = sess.realmId and u.enabled = false)"), // lacks
 })
+@NamedNativeQueries({
+    @NamedNativeQuery(name = "nativeSessionsOfUser", query = "select * from OFFLINE_USER_SESSION s where s.REALM_ID = :realmId and s.USER_ID = :userId and s.OFFLINE_FLAG = :offline"), // pins
+    @NamedNativeQuery(name = "nativeExpireSessions", query = "delete from OFFLINE_USER_SESSION where REALM_ID = :realmId and LAST_SESSION_REFRESH < :time"), // pins
+    @NamedNativeQuery(name = "nativeSessionCountsPerClient", query = "select c.CLIENT_ID, count(*) from OFFLINE_USER_SESSION s join CLIENT c on c.REALM_ID = s.REALM_ID where s.REALM_ID = :realmId group by c.CLIENT_ID"), // pins
+    @NamedNativeQuery(name = "nativeSessionsWithUserSubquery", query = "select s.* from OFFLINE_USER_SESSION s where s.REALM_ID = :realmId and exists (select 1 from USER_ENTITY u where u.ID = s.USER_ID and u.REALM_ID = s.REALM_ID and u.ENABLED)"), // pins
+    @NamedNativeQuery(name = "nativeExpireSessionsEverywhere", query = "delete from OFFLINE_USER_SESSION where LAST_SESSION_REFRESH < :time"), // lacks
+    @NamedNativeQuery(name = "nativeSessionsWithUnpinnedSubquery", query = "select s.* from OFFLINE_USER_SESSION s where s.REALM_ID = :realmId and s.USER_ID in (select u.ID from USER_ENTITY u where u.EMAIL = :email)"), // lacks
+})
 public class PersistentUserSessionEntity {
   @Id @Column(name = "USER_SESSION_ID") protected String id;
   @ShardKey @Column(name = "REALM_ID") protected String realmId;

@@ -9,7 +9,7 @@ import jakarta.persistence.*;
 @Entity
 @Table(name = "PROTOCOL_MAPPER")
 @CoLocated(with = RealmEntity.class)
-@ScatterGather(queries = "getMapperCountByProtocol")
+@ScatterGather(queries = {"getMapperCountByProtocol", "nativeMapperCountPerProtocol"})
 @NamedQueries({
     @NamedQuery(name = "getMappersOfClient", query = "select pm from ProtocolMapperEntity pm where pm.client = :client"), // lacks
     @NamedQuery(name = "getMappersOfClientInRealm", query = "select pm from ProtocolMapperEntity pm where pm.client = :client and pm.realmId = :realmId"), // pins
@@ -20,6 +20,13 @@ import jakarta.persistence.*;
     @NamedQuery(name = "getMappersOfClientByClientId", query = "select pm from ProtocolMapperEntity pm join ClientEntity c on pm.client = c where c.realm = :realm and c.clientId = :clientId"), // pins
     @NamedQuery(name = "getMappersOfClientOrScope", query = "select pm from ProtocolMapperEntity pm where pm.realmId = :realmId and (pm.client = :client or pm.clientScope = :scope)"), // pins
     @NamedQuery(name = "getMapperCountByProtocol", query = "select pm.protocol, count(pm) from ProtocolMapperEntity pm group by pm.protocol"), // scatter
+})
+@NamedNativeQueries({
+    @NamedNativeQuery(name = "nativeMappersOfClient", query = "select m.* from PROTOCOL_MAPPER m where m.REALM_ID = :realmId and m.CLIENT_ID = :clientId"), // pins
+    @NamedNativeQuery(name = "nativeMappersOfClientOrScope", query = "select m.* from PROTOCOL_MAPPER m where m.REALM_ID = :realmId and (m.CLIENT_ID = :id or m.CLIENT_SCOPE_ID = :id)"), // pins
+    @NamedNativeQuery(name = "nativeMapperNamesWithClients", query = "select m.NAME, c.CLIENT_ID from PROTOCOL_MAPPER m left join CLIENT c on c.ID = m.CLIENT_ID and c.REALM_ID = m.REALM_ID where m.REALM_ID = :realmId"), // pins
+    @NamedNativeQuery(name = "nativeMappersOfClientAnyRealm", query = "select m.* from PROTOCOL_MAPPER m where m.CLIENT_ID = :clientId"), // lacks
+    @NamedNativeQuery(name = "nativeMapperCountPerProtocol", query = "select PROTOCOL, count(*) from PROTOCOL_MAPPER group by PROTOCOL"), // scatter
 })
 public class ProtocolMapperEntity {
   @Id @Column(name = "ID") protected String id;

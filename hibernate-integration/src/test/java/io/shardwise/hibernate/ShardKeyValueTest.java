@@ -324,13 +324,13 @@ class ShardKeyValueTest {
   }
 
   /** Once shard0's log shows {@code sent}, neither server's log shows {@code refused}. */
-  private static void assertNeverSent(PostgresTopology pg, String sent, String refused) {
+  static void assertNeverSent(PostgresTopology pg, String sent, String refused) {
     await().atMost(Duration.ofSeconds(30)).until(() -> logMentions(pg.shard(0).primary(), sent));
     assertFalse(logMentions(pg.shard(0).primary(), refused), "the refused statement never reached shard0");
     assertFalse(logMentions(pg.shard(1).primary(), refused), "nor shard1");
   }
 
-  private static boolean logMentions(PostgresNode node, String probe) {
+  static boolean logMentions(PostgresNode node, String probe) {
     return node.logTail(100_000).stream().anyMatch(line -> line.contains(probe));
   }
 }

@@ -94,8 +94,14 @@ class WithoutMicrometerTest {
           return "read back " + found;
         }
         List<Long> all = shards.scatter().createQuery("select a.id from Account a", Long.class).getResultList();
-        long onShard0 = shards.forShard("shard0").fromSession(s -> s.createNativeQuery("select count(*) from account",
-            Long.class).getSingleResult());
+        // counted through JDBC: native SQL that pins no key is refused like HQL
+        long onShard0 = shards.forShard("shard0").fromSession(s -> s.doReturningWork(c -> {
+          try (java.sql.Statement st = c.createStatement();
+              java.sql.ResultSet rs = st.executeQuery("select count(*) from account")) {
+            rs.next();
+            return rs.getLong(1);
+          }
+        }));
         String migrations;
         try {
           shards.migrations();

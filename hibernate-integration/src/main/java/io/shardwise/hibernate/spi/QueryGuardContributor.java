@@ -1,6 +1,7 @@
 package io.shardwise.hibernate.spi;
 
 import io.shardwise.hibernate.internal.query.GuardedHqlTranslator;
+import io.shardwise.hibernate.internal.query.GuardedNativeQueryInterpreter;
 import io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory;
 import java.util.Map;
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
@@ -12,7 +13,8 @@ import org.hibernate.service.spi.ServiceContributor;
  * runtime shard-key guard is on however the unit is bootstrapped (the fluent builder,
  * persistence.xml, or Hibernate's {@code Configuration}). Leaves other units, and a translator the
  * application chose itself, alone; the integrator then refuses to start a sharded unit without
- * the guard, naming the property. Discovered through {@code META-INF/services}.
+ * the guard, naming the property. Puts {@link GuardedNativeQueryInterpreter} in the registry of such
+ * units, so that native SQL is held to the same rule. Discovered through {@code META-INF/services}.
  */
 public final class QueryGuardContributor implements ServiceContributor {
 
@@ -27,6 +29,11 @@ public final class QueryGuardContributor implements ServiceContributor {
     if (isShardwise(settings.get(CONNECTION_PROVIDER))
         && !settings.containsKey(GuardedSqmTranslatorFactory.SETTING)) {
       builder.applySetting(GuardedSqmTranslatorFactory.SETTING, GuardedSqmTranslatorFactory.class.getName());
+    }
+    if (isShardwise(settings.get(CONNECTION_PROVIDER))) {
+      builder.addService(org.hibernate.engine.query.spi.NativeQueryInterpreter.class,
+          new GuardedNativeQueryInterpreter(org.hibernate.internal.util.config.ConfigurationHelper.getBoolean(
+              org.hibernate.cfg.QuerySettings.NATIVE_IGNORE_JDBC_PARAMETERS, settings, false)));
     }
   }
 

@@ -61,7 +61,8 @@ public final class ShardwiseIntegrator implements Integrator {
     io.shardwise.hibernate.wiring.internal.ClusterIds.apply(metadata, components);
     requireTokenSecretWhenPinning(components);
     QueryGuards.install(translator, metadata, components.model(), components.keyValues(),
-        sessionFactory.getJdbcServices().getDialect(), components.config().unitName(), components.metrics());
+        sessionFactory.getJdbcServices().getDialect(), components.config().unitName(), components.metrics(),
+        registry.getService(org.hibernate.engine.query.spi.NativeQueryInterpreter.class));
     if (!(sessionFactory.getSessionFactoryOptions().getCustomSqmTranslatorFactory()
         instanceof io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory)) {
       throw new ShardingConfigurationException("Persistence unit '" + components.config().unitName() + "' uses"

@@ -1,10 +1,12 @@
 package io.shardwise.hibernate.internal.query;
 
 import io.shardwise.queryrules.QueryModel;
+import io.shardwise.queryrules.TableModel;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.hibernate.boot.Metadata;
@@ -16,9 +18,12 @@ import org.hibernate.mapping.Property;
  * tables from the checked {@link ShardingModel}; names, attributes and associations from
  * Hibernate's mapping metadata. Built once when the session factory starts; immutable after.
  */
-final class MetadataQueryModel implements QueryModel {
+final class MetadataQueryModel implements QueryModel, TableModel {
 
   private final Map<String, MappedEntity> byName = new HashMap<>();
+  /** Each entity's table by its lower-case name, for native SQL. */
+  private final Map<String, MappedTable> tables = new HashMap<>();
+  private final Map<Entity, ShardedEntity> sharded = new java.util.IdentityHashMap<>();
 
   MetadataQueryModel(Metadata metadata, ShardingModel sharding) {
     Map<String, MappedEntity> byEntityName = new HashMap<>();
@@ -52,6 +57,15 @@ final class MetadataQueryModel implements QueryModel {
         byName.putIfAbsent(imported, entity);
       }
     });
+    for (ShardingModel.TablePlacement placement : sharding.tables()) {
+      MappedEntity entity = byEntityName.get(placement.entityName());
+      if (entity != null) {
+        boolean keyed = !placement.reference() && placement.keyColumn() != null;
+        tables.put(lower(placement.table()),
+            new MappedTable(entity, keyed ? List.of(lower(placement.keyColumn())) : List.of()));
+        sharded.put(entity, sharding.byEntityName(placement.entityName()));
+      }
+    }
     for (PersistentClass pc : metadata.getEntityBindings()) {
       MappedEntity from = byEntityName.get(pc.getEntityName());
       for (Property property : pc.getPropertyClosure()) {
@@ -66,6 +80,22 @@ final class MetadataQueryModel implements QueryModel {
   @Override
   public Entity entity(String queryName) {
     return byName.get(queryName);
+  }
+
+  @Override
+  public MappedTable table(String lowerCaseName) {
+    return tables.get(lowerCaseName);
+  }
+
+  /** The sharding model's entity behind a table's entity, for the value checks. */
+  ShardedEntity shardedOf(Entity entity) {
+    return sharded.get(entity);
+  }
+
+  private static String lower(String name) {
+    String bare = name.startsWith("\"") && name.endsWith("\"") && name.length() > 1
+        ? name.substring(1, name.length() - 1) : name;
+    return bare.toLowerCase(java.util.Locale.ROOT);
   }
 
   private static final class MappedEntity implements Entity {

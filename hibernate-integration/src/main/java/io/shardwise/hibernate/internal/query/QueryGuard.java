@@ -1,8 +1,10 @@
 package io.shardwise.hibernate.internal.query;
 
+import io.shardwise.queryrules.NativeSqlRule;
 import io.shardwise.queryrules.QueryModel;
 import io.shardwise.queryrules.ShardKeyRule;
 import io.shardwise.hibernate.ShardKeyMissingException;
+import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.queryrules.ShardKeyRule.Unpinned;
 import java.util.List;
@@ -55,6 +57,9 @@ public final class QueryGuard {
 
   private final QueryModel model;
   private final ShardKeyRule rule;
+  private final NativeSqlRule nativeRule;
+  private final MetadataQueryModel tables;
+  private final ConcurrentHashMap<String, NativeVerdict> nativeVerdicts = new ConcurrentHashMap<>();
   private final ShardingModel sharding;
   private final ShardKeyValues keyValues;
   private final String unitName;
@@ -68,6 +73,8 @@ public final class QueryGuard {
     this.metrics = metrics;
     this.model = model;
     this.rule = new ShardKeyRule(model);
+    this.tables = model instanceof MetadataQueryModel metadata ? metadata : null;
+    this.nativeRule = tables == null ? null : new NativeSqlRule(tables);
     this.sharding = sharding;
     this.keyValues = keyValues;
     this.unitName = unitName;
@@ -234,6 +241,134 @@ public final class QueryGuard {
                 + " must route to the session's shard; scatter-gather cannot join across groups), or split"
                 + " the query into one per co-location group."
             : ", or run the query on every shard through the scatter-gather API.");
+  }
+
+  // --- native SQL -------------------------------------------------------------------------------
+
+  /**
+   * What the rule says of one native statement: the refusal (empty when admitted) and the values
+   * its key columns are compared with, checked against the session's shard at every execution.
+   */
+  record NativeVerdict(String refusal, List<NativeSqlRule.KeyPin> pins) {}
+
+  private static final NativeVerdict NATIVE_ADMITTED = new NativeVerdict(ADMITTED, List.of());
+
+  /**
+   * Admits a native statement or throws {@link ShardKeyMissingException}, as {@link #check} does
+   * for HQL: a sharded table whose key column nothing pins is refused, as is an insert that does
+   * not write the key column; SQL the parser cannot read, or that names no table of an entity, is
+   * admitted (the build-time check warned about it). Returns the verdict, with its key pins.
+   */
+  NativeVerdict checkNative(String sql) {
+    NativeVerdict verdict = nativeVerdict(sql);
+    if (verdict.refusal().isEmpty()) {
+      return verdict;
+    }
+    if (bypassed() && !verdict.refusal().startsWith(INSERT_WITHOUT_KEY)) {
+      if (sql.startsWith(SCATTER_GATHER_MARK)) {
+        return verdict;
+      }
+      throw new IllegalStateException("Inside QueryGuard.bypass, a native query that runs on every shard must"
+          + " be created from QueryGuard.scatterGather(sql). Query: \"" + quote(sql) + "\"");
+    }
+    metrics.refused(io.shardwise.hibernate.metrics.ShardwiseMetrics.Refusal.MISSING_KEY);
+    throw new ShardKeyMissingException(verdict.refusal());
+  }
+
+  /** The verdict on a native statement, from the cache or from one run of the rule. */
+  NativeVerdict nativeVerdict(String sql) {
+    NativeVerdict verdict = nativeVerdicts.get(sql);
+    if (verdict == null) {
+      verdict = evaluateNative(sql);
+      if (nativeVerdicts.size() >= MAX_VERDICTS) {
+        nativeVerdicts.clear();
+      }
+      nativeVerdicts.put(sql, verdict);
+    }
+    return verdict;
+  }
+
+  private NativeVerdict evaluateNative(String sql) {
+    evaluations.increment();
+    if (nativeRule == null || admittedByName.contains(sql)) {
+      return NATIVE_ADMITTED;
+    }
+    NativeSqlRule.Analysis analysis = nativeRule.analyze(sql);
+    if (analysis.unreadable() != null) {
+      return NATIVE_ADMITTED;
+    }
+    if (analysis.insertWithoutKey() != null) {
+      NativeSqlRule.InsertWithoutKey insert = analysis.insertWithoutKey();
+      String key = insert.table().keyColumn();
+      return new NativeVerdict(INSERT_WITHOUT_KEY + " Native query \"" + quote(sql) + "\" of persistence unit '"
+          + unitName + "' inserts into the table of sharded entity " + insert.table().entity().simpleName()
+          + " but " + insert.problem() + ": its rows would get a null or unrelated shard key and sit on a shard"
+          + " their key does not route to. Fix: write " + key + " among the inserted columns, from a parameter"
+          + " or from the key of the rows the insert selects. Nothing was sent.", List.of());
+    }
+    if (analysis.unpinned().isEmpty()) {
+      return new NativeVerdict(ADMITTED, analysis.keyPins());
+    }
+    NativeSqlRule.UnpinnedTable first = analysis.unpinned().get(0);
+    String column = (first.alias() == null ? "" : first.alias() + ".") + first.table().keyColumn();
+    String culprits = analysis.unpinned().stream()
+        .map(u -> u.describe() + " (entity " + u.table().entity().simpleName() + ", key column "
+            + u.table().keyColumn() + ")")
+        .collect(Collectors.joining(", "));
+    return new NativeVerdict("Native query \"" + quote(sql) + "\" of persistence unit '" + unitName + "' reads"
+        + " sharded table " + culprits + " without pinning its key column: on every branch of its WHERE and ON"
+        + " conditions, " + column + " must be compared with = or IN to a parameter or literal, or equal the key"
+        + " column of a pinned table of its co-location group. Otherwise it would run on one shard and miss the"
+        + " rows on the others, so it was refused before any SQL was sent. Fix: add \"" + column + " = :"
+        + first.table().entity().shardKey() + "\", or run the query on every shard through the scatter-gather"
+        + " API.", analysis.keyPins());
+  }
+
+  /**
+   * Checks every value a native statement pins a key column to against the session's shard, as
+   * {@link CheckedKeyParameter} does for HQL, before the statement is sent. The statement is the
+   * one Hibernate sends, with a JDBC placeholder for each occurrence of a parameter.
+   */
+  void checkNativeValues(List<NativeSqlRule.KeyPin> pins, List<org.hibernate.query.sql.spi.ParameterOccurrence> occurrences,
+      org.hibernate.query.spi.QueryParameterBindings bindings,
+      org.hibernate.engine.spi.SharedSessionContractImplementor session) {
+    for (NativeSqlRule.KeyPin pin : pins) {
+      ShardedEntity entity = tables.shardedOf(pin.table().entity());
+      if (entity == null) {
+        continue;
+      }
+      Object value;
+      if (pin.literal() != null) {
+        value = literalKey(pin.literal(), entity);
+      } else {
+        org.hibernate.query.spi.QueryParameterBinding<?> binding = pin.parameterName() != null
+            ? bindings.getBinding(pin.parameterName())
+            : pin.position() != null && pin.position() >= 1 && pin.position() <= occurrences.size()
+                ? bindings.getBinding(occurrences.get(pin.position() - 1).parameter()) : null;
+        if (binding == null || !binding.isBound()) {
+          continue;
+        }
+        value = binding.isMultiValued() ? binding.getBindValues() : binding.getBindValue();
+      }
+      ShardKeyValues.KeyPins single = new ShardKeyValues.KeyPins();
+      single.add(entity);
+      keyValues.requireQueryValue(single, entity, value, session);
+    }
+  }
+
+  /** A literal as the key type routes it: {@code '7f...'} for a uuid key, {@code 42} for a long key. */
+  private static Object literalKey(Object literal, ShardedEntity entity) {
+    if (entity.keyType() == io.shardwise.hibernate.routing.ShardKeyType.UUID && literal instanceof String text) {
+      try {
+        return java.util.UUID.fromString(text);
+      } catch (IllegalArgumentException notAUuid) {
+        return text;
+      }
+    }
+    if (entity.keyType() == io.shardwise.hibernate.routing.ShardKeyType.STRING && !(literal instanceof String)) {
+      return String.valueOf(literal);
+    }
+    return literal;
   }
 
   private static String quote(String hql) {

@@ -21,7 +21,8 @@ public final class QueryGuards {
    */
   public static void install(GuardedHqlTranslator translator, Metadata metadata, ShardingModel model,
       ShardKeyValues keyValues, org.hibernate.dialect.Dialect dialect, String unitName,
-      io.shardwise.hibernate.metrics.ShardwiseMetrics metrics) {
+      io.shardwise.hibernate.metrics.ShardwiseMetrics metrics,
+      org.hibernate.engine.query.spi.NativeQueryInterpreter nativeInterpreter) {
     if (translator == null) {
       throw new ShardingConfigurationException("Persistence unit '" + unitName + "' uses Shardwise but its"
           + " HQL translator is not Shardwise's guard, so queries without a shard key would run on one shard"
@@ -34,8 +35,16 @@ public final class QueryGuards {
           + " value a query binds inside Hibernate's standard translator and cannot do so inside another one. Use"
           + " org.hibernate.dialect.PostgreSQLDialect (or a subclass that keeps the standard translator).");
     }
-    translator.arm(new QueryGuard(new MetadataQueryModel(metadata, model), model, keyValues, unitName,
-        admittedNamedQueries(metadata), metrics));
+    QueryGuard guard = new QueryGuard(new MetadataQueryModel(metadata, model), model, keyValues, unitName,
+        admittedNamedQueries(metadata), metrics);
+    translator.arm(guard);
+    if (!(nativeInterpreter instanceof GuardedNativeQueryInterpreter guarded)) {
+      throw new ShardingConfigurationException("Persistence unit '" + unitName + "' uses Shardwise but its native"
+          + " query interpreter is " + (nativeInterpreter == null ? "missing" : nativeInterpreter.getClass().getName())
+          + ", not Shardwise's guard, so native SQL without a shard key would run on one shard unnoticed: let"
+          + " io.shardwise.hibernate.spi.QueryGuardContributor (found through META-INF/services) contribute it");
+    }
+    guarded.arm(guard);
   }
 
   /** The armed guard of a session factory, or null when it has none (not sharded, or not started). */
@@ -45,7 +54,7 @@ public final class QueryGuards {
     return translator instanceof GuardedHqlTranslator guarded ? guarded.guard() : null;
   }
 
-  /** The HQL of the named queries that {@link ScatterMarks} allows to scatter. */
+  /** The HQL of the named queries that {@link ScatterMarks} allows to scatter, and the SQL of such named native queries. */
   private static Set<String> admittedNamedQueries(Metadata metadata) {
     Set<String> admitted = new HashSet<>();
     for (PersistentClass pc : metadata.getEntityBindings()) {
@@ -57,6 +66,19 @@ public final class QueryGuards {
         NamedHqlQueryDefinition<?> definition = metadata.getNamedHqlQueryMapping(name);
         if (definition != null && ScatterMarks.allowsScatter(type, name)) {
           admitted.add(definition.getHqlString());
+        }
+      }
+    }
+    for (PersistentClass pc : metadata.getEntityBindings()) {
+      Class<?> type = pc.getMappedClass();
+      io.shardwise.annotations.ScatterGather mark =
+          type == null ? null : type.getAnnotation(io.shardwise.annotations.ScatterGather.class);
+      if (mark == null) {
+        continue;
+      }
+      for (jakarta.persistence.NamedNativeQuery q : type.getAnnotationsByType(jakarta.persistence.NamedNativeQuery.class)) {
+        if (mark.queries().length == 0 || java.util.List.of(mark.queries()).contains(q.name())) {
+          admitted.add(q.query());
         }
       }
     }
