@@ -1,6 +1,7 @@
 package io.shardwise.hibernate.internal;
 
 import io.shardwise.hibernate.ShardUnavailableException;
+import io.shardwise.hibernate.internal.jdbc.ForwardingConnection;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -40,7 +41,7 @@ import java.util.concurrent.Executor;
  * is prepared on the first connection, which refuses it naming the entity. Nothing is sent for it
  * before.
  */
-public final class LateBoundConnection implements Connection {
+public final class LateBoundConnection extends ForwardingConnection {
 
   /** Where a session's connections come from and go to; the same calls as the connection provider's. */
   public interface Source {
@@ -58,14 +59,13 @@ public final class LateBoundConnection implements Connection {
   }
 
   private final Source source;
-  private Connection target;
   private String shardId;
   private Boolean readOnlySet;
   private Integer isolationSet;
 
   private LateBoundConnection(Source source, Connection target, String shardId) {
+    super(target);
     this.source = source;
-    this.target = target;
     this.shardId = shardId;
   }
 
@@ -145,23 +145,7 @@ public final class LateBoundConnection implements Connection {
     return target;
   }
 
-  // --- statements ---------------------------------------------------------------------------
-
-  @Override
-  public Statement createStatement() throws SQLException {
-    return target.createStatement();
-  }
-
-  @Override
-  public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
-    return target.createStatement(resultSetType, resultSetConcurrency);
-  }
-
-  @Override
-  public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
-      throws SQLException {
-    return target.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability);
-  }
+  // --- prepared statements: held while unbound ---------------------------------------------
 
   @Override
   public PreparedStatement prepareStatement(String sql) throws SQLException {
@@ -194,22 +178,6 @@ public final class LateBoundConnection implements Connection {
   @Override
   public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
     return deferredIfUnbound(sql, c -> c.prepareStatement(sql, columnNames));
-  }
-
-  @Override
-  public CallableStatement prepareCall(String sql) throws SQLException {
-    return target.prepareCall(sql);
-  }
-
-  @Override
-  public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
-    return target.prepareCall(sql, resultSetType, resultSetConcurrency);
-  }
-
-  @Override
-  public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency,
-      int resultSetHoldability) throws SQLException {
-    return target.prepareCall(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
   }
 
   private interface Preparation {
@@ -293,47 +261,7 @@ public final class LateBoundConnection implements Connection {
     }
   }
 
-  // --- transaction and session state ------------------------------------------------------
-
-  @Override
-  public void setAutoCommit(boolean autoCommit) throws SQLException {
-    target.setAutoCommit(autoCommit);
-  }
-
-  @Override
-  public boolean getAutoCommit() throws SQLException {
-    return target.getAutoCommit();
-  }
-
-  @Override
-  public void commit() throws SQLException {
-    target.commit();
-  }
-
-  @Override
-  public void rollback() throws SQLException {
-    target.rollback();
-  }
-
-  @Override
-  public void rollback(Savepoint savepoint) throws SQLException {
-    target.rollback(savepoint);
-  }
-
-  @Override
-  public Savepoint setSavepoint() throws SQLException {
-    return target.setSavepoint();
-  }
-
-  @Override
-  public Savepoint setSavepoint(String name) throws SQLException {
-    return target.setSavepoint(name);
-  }
-
-  @Override
-  public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-    target.releaseSavepoint(savepoint);
-  }
+  // --- session state the binding carries over ---------------------------------------------
 
   @Override
   public void setReadOnly(boolean readOnly) throws SQLException {
@@ -342,162 +270,11 @@ public final class LateBoundConnection implements Connection {
   }
 
   @Override
-  public boolean isReadOnly() throws SQLException {
-    return target.isReadOnly();
-  }
-
-  @Override
   public void setTransactionIsolation(int level) throws SQLException {
     target.setTransactionIsolation(level);
     isolationSet = level;
   }
 
-  @Override
-  public int getTransactionIsolation() throws SQLException {
-    return target.getTransactionIsolation();
-  }
-
-  @Override
-  public void close() throws SQLException {
-    target.close();
-  }
-
-  @Override
-  public boolean isClosed() throws SQLException {
-    return target.isClosed();
-  }
-
-  @Override
-  public boolean isValid(int timeout) throws SQLException {
-    return target.isValid(timeout);
-  }
-
-  @Override
-  public void abort(Executor executor) throws SQLException {
-    target.abort(executor);
-  }
-
-  // --- the rest, passed through -----------------------------------------------------------
-
-  @Override
-  public String nativeSQL(String sql) throws SQLException {
-    return target.nativeSQL(sql);
-  }
-
-  @Override
-  public DatabaseMetaData getMetaData() throws SQLException {
-    return target.getMetaData();
-  }
-
-  @Override
-  public void setCatalog(String catalog) throws SQLException {
-    target.setCatalog(catalog);
-  }
-
-  @Override
-  public String getCatalog() throws SQLException {
-    return target.getCatalog();
-  }
-
-  @Override
-  public SQLWarning getWarnings() throws SQLException {
-    return target.getWarnings();
-  }
-
-  @Override
-  public void clearWarnings() throws SQLException {
-    target.clearWarnings();
-  }
-
-  @Override
-  public Map<String, Class<?>> getTypeMap() throws SQLException {
-    return target.getTypeMap();
-  }
-
-  @Override
-  public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
-    target.setTypeMap(map);
-  }
-
-  @Override
-  public void setHoldability(int holdability) throws SQLException {
-    target.setHoldability(holdability);
-  }
-
-  @Override
-  public int getHoldability() throws SQLException {
-    return target.getHoldability();
-  }
-
-  @Override
-  public Clob createClob() throws SQLException {
-    return target.createClob();
-  }
-
-  @Override
-  public Blob createBlob() throws SQLException {
-    return target.createBlob();
-  }
-
-  @Override
-  public NClob createNClob() throws SQLException {
-    return target.createNClob();
-  }
-
-  @Override
-  public SQLXML createSQLXML() throws SQLException {
-    return target.createSQLXML();
-  }
-
-  @Override
-  public void setClientInfo(String name, String value) throws SQLClientInfoException {
-    target.setClientInfo(name, value);
-  }
-
-  @Override
-  public void setClientInfo(Properties properties) throws SQLClientInfoException {
-    target.setClientInfo(properties);
-  }
-
-  @Override
-  public String getClientInfo(String name) throws SQLException {
-    return target.getClientInfo(name);
-  }
-
-  @Override
-  public Properties getClientInfo() throws SQLException {
-    return target.getClientInfo();
-  }
-
-  @Override
-  public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
-    return target.createArrayOf(typeName, elements);
-  }
-
-  @Override
-  public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
-    return target.createStruct(typeName, attributes);
-  }
-
-  @Override
-  public void setSchema(String schema) throws SQLException {
-    target.setSchema(schema);
-  }
-
-  @Override
-  public String getSchema() throws SQLException {
-    return target.getSchema();
-  }
-
-  @Override
-  public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-    target.setNetworkTimeout(executor, milliseconds);
-  }
-
-  @Override
-  public int getNetworkTimeout() throws SQLException {
-    return target.getNetworkTimeout();
-  }
 
   @Override
   public <T> T unwrap(Class<T> iface) throws SQLException {
