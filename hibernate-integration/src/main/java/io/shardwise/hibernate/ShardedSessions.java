@@ -94,6 +94,16 @@ public final class ShardedSessions {
     return of(entityManagerFactory.unwrap(SessionFactory.class));
   }
 
+  /**
+   * The shard {@code session} works on: the shard it was opened on; for a session opened without a
+   * shard, the shard of the first key it used (it binds there, see docs/routing.md); null while such
+   * a session has used no key.
+   */
+  public static String shardOf(jakarta.persistence.EntityManager session) {
+    String shard = ShardSessions.shardOf(session.unwrap(org.hibernate.engine.spi.SharedSessionContractImplementor.class));
+    return ShardSessions.NO_SHARD.equals(shard) ? null : shard;
+  }
+
   /** The shard that owns {@code key} under the current shard map. */
   public String shardFor(Object key) {
     return router.shardFor(key);

@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.hibernate.Session;
@@ -143,6 +144,23 @@ class NewRootsTest {
     shards.forKey(shop.getId()).inTransaction(session -> session.remove(session.find(Shop.class, shop.getId())));
     shards.forKey(shop.getId()).inTransaction(session -> session.merge(shop));
     assertEquals(Set.of(shop.getId()), shopsByShard(shards).get(shard), "assigned ids are admitted, so merge inserts");
+  }
+
+  @Test
+  void newRootsPersistedInSessionsWithoutAShardAreSpreadByWeightToo() throws SQLException {
+    for (int i = 0; i < 100; i++) {
+      try (Session session = sessionFactory.openSession()) {
+        session.beginTransaction();
+        Shop shop = new Shop("unrouted " + i);
+        session.persist(shop);
+        session.persist(new Shelf(shop.getId(), "front"));
+        assertEquals(shards.shardFor(shop.getId()), ShardedSessions.shardOf(session), "bound where the id routes");
+        session.getTransaction().commit();
+      }
+    }
+    Map<String, Set<Long>> stored = shopsByShard(shards);
+    assertEquals(List.of(25, 25, 50), List.of(stored.get("s0").size(), stored.get("s1").size(),
+        stored.get("s2").size()), "weights 1:1:2");
   }
 
   @Test

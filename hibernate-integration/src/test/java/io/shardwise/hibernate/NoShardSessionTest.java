@@ -2,6 +2,7 @@ package io.shardwise.hibernate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,8 +35,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A session opened with no shard (no ShardContext, no key), as Spring Data's repository bootstrap
  * and {@code @DataJpaTest} open one: it opens, reads reference tables from replicas of any shard,
- * writes them on every shard at commit, and refuses sharded entities by name before any SQL
- * (pg_stat_statements on every server shows none of their statements arrived).
+ * writes them on every shard at commit, and refuses a statement on a sharded entity that names no
+ * key by name before any SQL (pg_stat_statements on every server shows none of them arrived). A
+ * key binds it to that key's shard: {@link FirstKeyBindingTest}.
  */
 @ShardedPostgres(shards = 2, replicas = 1, settings = "shared_preload_libraries=pg_stat_statements")
 class NoShardSessionTest {
@@ -83,32 +85,29 @@ class NoShardSessionTest {
   }
 
   @Test
-  void theFirstStatementOnAShardedEntityIsRefusedByName() {
+  void aStatementOnAShardedEntityThatNamesNoKeyIsRefusedByName() {
     try (Session session = sessionFactory.openSession()) {
-      NoShardSelectedException query = assertThrows(NoShardSelectedException.class, () -> session
-          .createSelectionQuery("from PurchaseOrder where merchantId = :m", PurchaseOrder.class)
-          .setParameter("m", 7L).getResultList());
-      assertTrue(query.getMessage().startsWith("[NoShardSelected] PurchaseOrder (table purchase_order) is sharded by"
-          + " PurchaseOrder.merchantId"), query.getMessage());
-      assertTrue(query.getMessage().contains("Nothing was sent"), query.getMessage());
-
-      NoShardSelectedException find = assertThrows(NoShardSelectedException.class,
-          () -> session.find(Merchant.class, 7L));
-      assertTrue(find.getMessage().contains("Merchant (table merchant)"), find.getMessage());
+      NoShardSelectedException nativeSql = assertThrows(NoShardSelectedException.class, () -> session
+          .createNativeQuery("select * from purchase_order where merchant_id = 7", PurchaseOrder.class).getResultList());
+      assertTrue(nativeSql.getMessage().startsWith("[NoShardSelected] PurchaseOrder (table purchase_order) is sharded"
+          + " by PurchaseOrder.merchantId"), nativeSql.getMessage());
+      assertTrue(nativeSql.getMessage().contains("Nothing was sent"), nativeSql.getMessage());
     }
   }
 
   @Test
-  void aWriteOfAShardedEntityIsRefusedBeforeTheInsert(PostgresTopology pg) throws Exception {
+  void aWriteOfAShardedEntityWithoutItsKeyIsRefusedBeforeTheInsert(PostgresTopology pg) throws Exception {
     try (Session session = sessionFactory.openSession()) {
       session.beginTransaction();
-      NoShardSelectedException e = assertThrows(NoShardSelectedException.class,
-          () -> session.persist(new Merchant(8L, "eight", null)));
-      assertTrue(e.getMessage().startsWith("[NoShardSelected] Cannot persist Merchant"), e.getMessage());
+      PurchaseOrder keyless = new PurchaseOrder(88L, 7L, "ann");
+      keyless.setMerchantId(null);
+      ShardKeyException e = assertThrows(ShardKeyException.class, () -> session.persist(keyless));
+      assertTrue(e.getMessage().startsWith("[ShardKeyNull] Cannot persist PurchaseOrder"), e.getMessage());
+      assertNull(ShardedSessions.shardOf(session), "a refused write binds nothing");
       session.getTransaction().rollback();
     }
     for (PostgresShard shard : pg.shards()) {
-      assertEquals(0, ShopFixture.count(shard, "SELECT count(*) FROM merchant WHERE id = 8"));
+      assertEquals(0, ShopFixture.count(shard, "SELECT count(*) FROM purchase_order WHERE id = 88"));
     }
   }
 
@@ -155,17 +154,6 @@ class NoShardSessionTest {
   void refusedStatementsOnShardedEntitiesNeverReachAServer(PostgresTopology pg) throws Exception {
     forEveryServer(pg, "SELECT pg_stat_statements_reset()");
     try (Session session = sessionFactory.openSession()) {
-      assertThrows(NoShardSelectedException.class, () -> session
-          .createSelectionQuery("from PurchaseOrder where merchantId = :m", PurchaseOrder.class)
-          .setParameter("m", 7L).getResultList());
-      var builder = session.getCriteriaBuilder();
-      var criteria = builder.createQuery(Merchant.class);
-      var merchant = criteria.from(Merchant.class);
-      criteria.select(merchant).where(builder.equal(merchant.get("id"), 7L));
-      NoShardSelectedException byCriteria = assertThrows(NoShardSelectedException.class,
-          () -> session.createQuery(criteria).getResultList());
-      assertTrue(byCriteria.getMessage().contains("Merchant (table merchant)"), byCriteria.getMessage());
-      assertThrows(NoShardSelectedException.class, () -> session.find(Merchant.class, 7L));
       NoShardSelectedException nativeSql = assertThrows(NoShardSelectedException.class,
           () -> session.createNativeQuery("select count(*) from purchase_order where merchant_id = 7", Long.class)
               .getSingleResult());
@@ -197,8 +185,10 @@ class NoShardSessionTest {
       try {
         assertEquals("United Kingdom", em.find(Country.class, "GB").getName());
         NoShardSelectedException e = assertThrows(NoShardSelectedException.class,
-            () -> em.createQuery("select m from Merchant m where m.id = 7", Merchant.class).getResultList());
+            () -> em.createNativeQuery("select * from merchant", Merchant.class).getResultList());
         assertTrue(e.getMessage().contains("Merchant (table merchant)"), e.getMessage());
+        assertEquals("seven", em.createQuery("select m from Merchant m where m.id = 7", Merchant.class)
+            .getSingleResult().getName(), "the key binds the entity manager to its shard");
       } finally {
         em.close();
       }

@@ -92,23 +92,41 @@ public class ShardwiseJpaTransactionManager extends JpaTransactionManager {
   protected void doCommit(DefaultTransactionStatus status) {
     ConsistencyScope scope = ConsistencyScopes.current();
     Session session = scope == null || shards == null || status.isReadOnly() ? null : transactionSession();
-    boolean wrote = session != null && wrote(session);
+    // a session opened without a shard has one once it used a key; before, it wrote no sharded row
+    String shardId = session == null ? null : ShardedSessions.shardOf(session);
+    boolean wrote = shardId != null && wrote(session);
     super.doCommit(status);
     if (wrote) {
-      pin(scope, session.getTenantIdentifier());
+      pin(scope, shardId);
       ConsistencyScopes.pinned();
     }
   }
 
-  /** Whether the current read-only transaction's scope has a write on this shard that not every replica has replayed. */
+  /**
+   * Whether the current read-only transaction's scope has a write on its shard that not every
+   * replica has replayed. Without a {@link ShardContext} the shard is known only when the session
+   * binds to its first key, after it opened: then any shard the scope wrote and not every replica
+   * replayed sends it to the primaries.
+   */
   private boolean scopeNeedsThePrimary() {
     ConsistencyScope scope = ConsistencyScopes.current();
-    String shardId = ShardContext.current();
-    if (scope == null || shardId == null || shards == null) {
+    if (scope == null || shards == null) {
       return false;
     }
     ShardedSessions sessions = shards.get();
-    Pin pin = sessions.consistency().pins(scope).get(shardId);
+    String shardId = ShardContext.current();
+    if (shardId != null) {
+      return needsThePrimary(sessions, shardId, sessions.consistency().pins(scope).get(shardId));
+    }
+    for (java.util.Map.Entry<String, Pin> pinned : sessions.consistency().pins(scope).entrySet()) {
+      if (needsThePrimary(sessions, pinned.getKey(), pinned.getValue())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean needsThePrimary(ShardedSessions sessions, String shardId, Pin pin) {
     if (pin == null || pin.expired(System.currentTimeMillis())) {
       return false;
     }

@@ -89,8 +89,9 @@ public final class WithShardInterceptor implements MethodInterceptor {
     }
     Object holder = TransactionSynchronizationManager.getResource(entityManagerFactory.get());
     if (holder instanceof EntityManagerHolder emHolder) {
-      String bound = emHolder.getEntityManager().unwrap(Session.class).getTenantIdentifier();
-      if (!shardId.equals(bound)) {
+      // null: the transaction opened without a shard and used no key yet; the method's first key binds it
+      String bound = ShardedSessions.shardOf(emHolder.getEntityManager());
+      if (bound != null && !shardId.equals(bound)) {
         throw new ShardKeyException("[ShardKeyMismatch] " + describe(method) + " runs on shard '" + shardId
             + "' (@WithShard) but was called inside a transaction already bound to shard '" + bound + "': it would"
             + " join that transaction and read or write the wrong shard. Call it outside the transaction, or with"

@@ -3,7 +3,11 @@ package io.shardwise.hibernate.internal;
 import io.shardwise.hibernate.ShardContext;
 import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.hibernate.SessionEventListener;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
@@ -26,7 +30,81 @@ public final class ShardSessions {
   /** The session whose transaction Shardwise runs work in on this thread, for scatter queries to join. */
   private static final ThreadLocal<Session> IN_TRANSACTION = new ThreadLocal<>();
 
+  /**
+   * Sessions opened without a shard that have bound to one since ({@link #bind}): removed when the
+   * session closes. Only such sessions are here, and only {@link #shardOf} a session of no shard looks.
+   */
+  private static final Map<SharedSessionContractImplementor, Binding> BOUND = new ConcurrentHashMap<>();
+
+  /** The shard of the bound session whose connection Hibernate acquires on this thread now, else null. */
+  private static final ThreadLocal<String[]> ACQUIRING = ThreadLocal.withInitial(() -> new String[1]);
+
   private ShardSessions() {}
+
+  /**
+   * The shard a session works on: the one it was opened on, else the one it bound to at its first
+   * key ({@link #bind}), else {@link #NO_SHARD}.
+   */
+  public static String shardOf(SharedSessionContractImplementor session) {
+    // the raw value: getTenantIdentifier() formats it through its JavaType on every call
+    Object tenant = session.getTenantIdentifierValue();
+    if (!NO_SHARD.equals(tenant)) {
+      return tenant instanceof String shard ? shard : session.getTenantIdentifier();
+    }
+    Binding binding = BOUND.get(session);
+    return binding == null ? NO_SHARD : binding.shardId;
+  }
+
+  /**
+   * Binds a session opened without a shard to {@code shardId} for the rest of its life: the
+   * connection it holds continues on that shard ({@link LateBoundConnection#bindTo}), and every
+   * connection it acquires later is that shard's. The caller has checked that the session is
+   * unbound and has written nothing.
+   */
+  public static void bind(SharedSessionContractImplementor session, String shardId) {
+    var logical = session.getJdbcCoordinator().getLogicalConnection();
+    if (logical.isPhysicallyConnected() && logical.getPhysicalConnection() instanceof LateBoundConnection connection) {
+      connection.bindTo(shardId);
+    }
+    Binding binding = new Binding(session, shardId);
+    BOUND.put(session, binding);
+    session.getEventListenerManager().addListener(binding);
+  }
+
+  /**
+   * The shard of the bound session of no shard whose connection Hibernate is acquiring on this
+   * thread, for the connection provider; else null (an unbound session's connection).
+   */
+  public static String acquiringFor() {
+    return ACQUIRING.get()[0];
+  }
+
+  /** One session's binding: it tells the provider the shard while the session acquires a connection, and leaves at close. */
+  private static final class Binding implements SessionEventListener {
+    private static final long serialVersionUID = 1L;
+    private final transient SharedSessionContractImplementor session;
+    private final String shardId;
+
+    Binding(SharedSessionContractImplementor session, String shardId) {
+      this.session = session;
+      this.shardId = shardId;
+    }
+
+    @Override
+    public void jdbcConnectionAcquisitionStart() {
+      ACQUIRING.get()[0] = shardId;
+    }
+
+    @Override
+    public void jdbcConnectionAcquisitionEnd() {
+      ACQUIRING.get()[0] = null;
+    }
+
+    @Override
+    public void end() {
+      BOUND.remove(session);
+    }
+  }
 
   /** Runs {@code work} with {@code session} as this thread's session in a transaction (see {@link #inTransaction()}). */
   public static <R> R runInTransactionOf(Session session, Supplier<R> work) {
@@ -100,10 +178,11 @@ public final class ShardSessions {
     java.sql.Connection connection = parent.doReturningWork(c -> c);
     String[] opening = OPENING.get();
     String outer = opening[0];
-    opening[0] = parent.getTenantIdentifier();
+    String shard = shardOf(parent.unwrap(SharedSessionContractImplementor.class));
+    opening[0] = shard;
     try {
       return parent.getSessionFactory().withStatelessOptions().connection(connection)
-          .tenantIdentifier((Object) parent.getTenantIdentifier()).readOnly(parent.isDefaultReadOnly())
+          .tenantIdentifier((Object) shard).readOnly(parent.isDefaultReadOnly())
           .openStatelessSession();
     } finally {
       opening[0] = outer;

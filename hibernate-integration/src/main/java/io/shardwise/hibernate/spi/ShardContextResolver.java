@@ -10,11 +10,13 @@ import org.hibernate.context.spi.CurrentTenantIdentifierResolver;
 /**
  * Tells Hibernate the shard of a session opened without one: the {@link ShardContext} of the
  * current thread. Without a context the session is still opened, as a session of no shard
- * ({@link #NO_SHARD}): it reads {@code @ReferenceTable} entities from any healthy shard, and the
- * first statement that touches a sharded entity fails with {@link NoShardSelectedException}
- * naming the entity, before any SQL is sent. So frameworks that open an {@code EntityManager} at
- * startup (Spring Data's repository bootstrap, {@code @DataJpaTest}) work, and nothing sharded
- * silently lands on a default shard.
+ * ({@link #NO_SHARD}): it reads {@code @ReferenceTable} entities from any healthy shard and binds to
+ * the shard of the first key it uses (a {@code find} by key, a query that pins the key, a
+ * {@code persist}); a statement on a sharded entity that names no key before that fails with
+ * {@link NoShardSelectedException} naming the entity, before any SQL is sent. So frameworks that
+ * open an {@code EntityManager} without a shard (Spring Data's repository bootstrap, a
+ * {@code @Transactional} method, {@code @DataJpaTest}) work, and nothing sharded silently lands on
+ * a default shard.
  */
 public final class ShardContextResolver implements CurrentTenantIdentifierResolver<String> {
 

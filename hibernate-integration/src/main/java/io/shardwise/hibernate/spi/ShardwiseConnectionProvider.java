@@ -1,6 +1,8 @@
 package io.shardwise.hibernate.spi;
 
+import io.shardwise.hibernate.internal.LateBoundConnection;
 import io.shardwise.hibernate.internal.ShardPools;
+import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.wiring.internal.ShardwiseComponents;
@@ -30,6 +32,9 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
   /** Null when tracing is off. */
   private transient ShardwiseObservations observations;
   private transient io.shardwise.hibernate.migrations.internal.SchemaGate schemaGate;
+  /** Where the connections of sessions opened without a shard come from: read-write ones, then read-only ones. */
+  private transient LateBoundConnection.Source lateBound;
+  private transient LateBoundConnection.Source lateBoundReadOnly;
 
   @Override
   public void configure(Map<String, Object> settings) {
@@ -38,6 +43,56 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     reads = components.readPath();
     observations = components.observations();
     schemaGate = components.schemaGate();
+    lateBound = new LateBoundSource(false);
+    lateBoundReadOnly = new LateBoundSource(true);
+  }
+
+  /** The connections of a session of no shard: the shard's, once the session bound, of the session's kind. */
+  private final class LateBoundSource implements LateBoundConnection.Source {
+    private final boolean readOnly;
+
+    LateBoundSource(boolean readOnly) {
+      this.readOnly = readOnly;
+    }
+
+    @Override
+    public Connection acquire(String shardId) {
+      return readOnly ? getReadOnlyConnection(shardId) : getConnection(shardId);
+    }
+
+    @Override
+    public void release(String shardId, Connection connection) throws SQLException {
+      if (readOnly) {
+        releaseReadOnlyConnection(shardId, connection);
+      } else {
+        releaseConnection(shardId, connection);
+      }
+    }
+
+    @Override
+    public void releaseUnbound(Connection connection) throws SQLException {
+      reads.release(connection);
+    }
+
+    @Override
+    public boolean touchesShardedTable(String sql) {
+      return ReadPath.touchesShardedTable(components.model(), sql);
+    }
+  }
+
+  /**
+   * A session of no shard's connection: reference tables only until the session binds to the shard
+   * of its first key, then that shard's; the bound shard's from the start for a session that bound
+   * before it acquired this connection.
+   */
+  private Connection lateBound(LateBoundConnection.Source source) {
+    String bound = ShardSessions.acquiringFor();
+    return bound != null ? LateBoundConnection.boundTo(source, bound)
+        : LateBoundConnection.unbound(source, components().noShardConnection());
+  }
+
+  private static void releaseLateBound(Connection connection) throws SQLException {
+    ((LateBoundConnection) connection).release();
   }
 
   private ShardwiseComponents components() {
@@ -62,12 +117,13 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
    * The shard's primary, wrapped so that a connection lost while a statement or a commit runs is a
    * {@link io.shardwise.hibernate.ShardUnavailableException} naming the shard and the server; for a
    * session of {@link ShardContextResolver#NO_SHARD no shard}, a connection that serves reference
-   * tables only (see {@link #getReadOnlyConnection}).
+   * tables only until the session binds to the shard of its first key, then that shard's primary
+   * (see {@link #getReadOnlyConnection}).
    */
   @Override
   public Connection getConnection(String shardId) {
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
-      return components().noShardConnection();
+      return lateBound(lateBound);
     }
     schemaGate.admit(shardId);
     Connection connection = primaries.sessionConnection(shardId);
@@ -80,7 +136,7 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
   @Override
   public void releaseConnection(String shardId, Connection connection) throws SQLException {
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
-      reads.release(connection);
+      releaseLateBound(connection);
       return;
     }
     try {
@@ -93,12 +149,14 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
   /**
    * A replica of the shard, else its primary. For a session of no shard: a replica (else the
    * primary) of some healthy shard, taken in turn, that refuses every statement on a sharded
-   * entity's table with {@link io.shardwise.hibernate.NoShardSelectedException} before sending it.
+   * entity's table with {@link io.shardwise.hibernate.NoShardSelectedException} before sending it,
+   * until the session binds to the shard of its first key: then a replica of that shard (else its
+   * primary), chosen as for a read-only session opened on it.
    */
   @Override
   public Connection getReadOnlyConnection(String shardId) {
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
-      return components().noShardConnection();
+      return lateBound(lateBoundReadOnly);
     }
     schemaGate.admit(shardId);
     Connection connection = reads.connection(shardId);
@@ -112,6 +170,10 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
 
   @Override
   public void releaseReadOnlyConnection(String shardId, Connection connection) throws SQLException {
+    if (ShardContextResolver.NO_SHARD.equals(shardId)) {
+      releaseLateBound(connection);
+      return;
+    }
     try {
       reads.release(ShardConnection.released(connection));
     } catch (SQLException e) {

@@ -4,12 +4,15 @@ import io.shardwise.hibernate.internal.ShardSessions;
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.internal.ShardedEntity;
 import io.shardwise.hibernate.routing.internal.Router;
+import io.shardwise.hibernate.NoShardSelectedException;
 import java.util.Collection;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 
 /**
- * Checks shard key values against the shard of the session that is about to use them: a query
+ * Checks shard key values against the shard of the session that is about to use them (and binds a
+ * session opened without a shard to the shard of the first one, {@link #bind}): a query
  * whose key is pinned to a value owned by another shard, or a {@code find} by a key that lives
  * elsewhere, would run on the session's shard and answer "nothing" for rows that exist. Each check
  * is one routing decision and one string comparison; it runs for every execution, because
@@ -19,10 +22,34 @@ public final class ShardKeyValues {
 
   private final Router router;
   private final io.shardwise.hibernate.metrics.ShardwiseMetrics metrics;
+  /** Whether a session of no shard holds writes (of reference tables) made before it binds: such a session never moves. */
+  private volatile Predicate<SharedSessionContractImplementor> wroteUnbound = session -> false;
 
   public ShardKeyValues(Router router, io.shardwise.hibernate.metrics.ShardwiseMetrics metrics) {
     this.router = router;
     this.metrics = metrics;
+  }
+
+  /** Set once the guard exists: which sessions of no shard hold writes and so may not bind. */
+  public void refuseBindingWhen(Predicate<SharedSessionContractImplementor> wroteUnbound) {
+    this.wroteUnbound = wroteUnbound;
+  }
+
+  /**
+   * Binds a session opened without a shard to {@code shardId}, the shard of the first key it uses
+   * ({@code firstUse} says which, for the refusal): from now on it runs there, and another shard's
+   * key is refused as in any session. Refused, with nothing sent, when the session already wrote.
+   */
+  public void bind(SharedSessionContractImplementor session, String shardId, String firstUse) {
+    if (wroteUnbound.test(session)) {
+      metrics.refused(io.shardwise.hibernate.metrics.ShardwiseMetrics.Refusal.NO_SHARD);
+      throw new NoShardSelectedException("[BindAfterWrite] Cannot " + firstUse + ": this session was opened without"
+          + " a shard and has already written @ReferenceTable rows (made on every shard when it commits), so it"
+          + " cannot also bind to shard '" + shardId + "' — the two would commit apart. Commit the reference-table"
+          + " writes first (or make them through shards.referenceTables()), or choose the shard before the session"
+          + " opens (shards.forKey(key), shards.contextForKey(key)). Nothing was sent.");
+    }
+    ShardSessions.bind(session, shardId);
   }
 
   /**
@@ -34,12 +61,7 @@ public final class ShardKeyValues {
     if (value == null || QueryGuard.bypassed()) {
       return;
     }
-    // the raw value: getTenantIdentifier() formats it through its JavaType on every call
-    String sessionShard = session.getTenantIdentifierValue() instanceof String shard ? shard
-        : session.getTenantIdentifier();
-    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
-      return; // a session without a shard refuses every sharded table at its connection, naming the entity
-    }
+    String sessionShard = ShardSessions.shardOf(session);
     if (value instanceof Collection<?> values) {
       for (Object each : values) {
         requireQueryValue(pins, entity, each, session);
@@ -53,6 +75,11 @@ public final class ShardKeyValues {
       return;
     }
     String owner = router.shardFor(value);
+    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
+      bind(session, owner, "run this query on the shard of " + entity.simpleName() + "." + entity.keyAttribute()
+          + " = " + quoted(value));
+      return;
+    }
     if (!owner.equals(sessionShard)) {
       metrics.refused(io.shardwise.hibernate.metrics.ShardwiseMetrics.Refusal.WRONG_SHARD);
       throw new ShardKeyException("[ShardKeyOnOtherShard] This query pins " + entity.simpleName() + "."
@@ -71,13 +98,12 @@ public final class ShardKeyValues {
     if (key == null) {
       return;
     }
-    // the raw value: getTenantIdentifier() formats it through its JavaType on every call
-    String sessionShard = session.getTenantIdentifierValue() instanceof String shard ? shard
-        : session.getTenantIdentifier();
-    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
-      return; // a session without a shard refuses every sharded table at its connection, naming the entity
-    }
+    String sessionShard = ShardSessions.shardOf(session);
     String owner = router.shardFor(key);
+    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
+      bind(session, owner, "load " + entity.simpleName() + " with " + entity.keyAttribute() + " = " + quoted(key));
+      return;
+    }
     if (!owner.equals(sessionShard)) {
       metrics.refused(io.shardwise.hibernate.metrics.ShardwiseMetrics.Refusal.WRONG_SHARD);
       throw new ShardKeyException("[ShardKeyOnOtherShard] Cannot load " + entity.simpleName() + " with "

@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.readwrite.internal;
 
+import io.shardwise.hibernate.internal.jdbc.ForwardingConnection;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.readwrite.RowLockInReadOnlySessionException;
 import java.sql.Array;
@@ -34,8 +35,7 @@ import java.util.function.Function;
  * a plain {@link Statement} created here executes or batches it — before anything is sent. It also
  * remembers the replica that served it (null for a primary), for the release bookkeeping.
  */
-final class ReadOnlyConnection implements Connection {
-  private final Connection target;
+final class ReadOnlyConnection extends ForwardingConnection {
   private final ReplicaNode replica;
   private final String shardId;
   private final Function<String, String> entityOfTable;
@@ -44,8 +44,8 @@ final class ReadOnlyConnection implements Connection {
 
   private ReadOnlyConnection(Connection target, ReplicaNode replica, String shardId,
       Function<String, String> entityOfTable, ShardwiseMetrics metrics) {
+    super(target);
     this.metrics = metrics;
-    this.target = target;
     this.replica = replica;
     this.shardId = shardId;
     this.entityOfTable = entityOfTable;
@@ -196,239 +196,6 @@ final class ReadOnlyConnection implements Connection {
       return iface.cast(this);
     }
     return target.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return target.isWrapperFor(iface);
-  }
-
-  // --- everything else: delegated ------------------------------------------------------------
-
-  @Override
-  public void setAutoCommit(boolean autoCommit) throws SQLException {
-    target.setAutoCommit(autoCommit);
-  }
-
-  @Override
-  public boolean getAutoCommit() throws SQLException {
-    return target.getAutoCommit();
-  }
-
-  @Override
-  public void commit() throws SQLException {
-    target.commit();
-  }
-
-  @Override
-  public void rollback() throws SQLException {
-    target.rollback();
-  }
-
-  @Override
-  public void close() throws SQLException {
-    target.close();
-  }
-
-  @Override
-  public boolean isClosed() throws SQLException {
-    return target.isClosed();
-  }
-
-  @Override
-  public DatabaseMetaData getMetaData() throws SQLException {
-    return target.getMetaData();
-  }
-
-  @Override
-  public void setReadOnly(boolean readOnly) throws SQLException {
-    target.setReadOnly(readOnly);
-  }
-
-  @Override
-  public boolean isReadOnly() throws SQLException {
-    return target.isReadOnly();
-  }
-
-  @Override
-  public void setCatalog(String catalog) throws SQLException {
-    target.setCatalog(catalog);
-  }
-
-  @Override
-  public String getCatalog() throws SQLException {
-    return target.getCatalog();
-  }
-
-  @Override
-  public void setTransactionIsolation(int level) throws SQLException {
-    target.setTransactionIsolation(level);
-  }
-
-  @Override
-  public int getTransactionIsolation() throws SQLException {
-    return target.getTransactionIsolation();
-  }
-
-  @Override
-  public SQLWarning getWarnings() throws SQLException {
-    return target.getWarnings();
-  }
-
-  @Override
-  public void clearWarnings() throws SQLException {
-    target.clearWarnings();
-  }
-
-  @Override
-  public Map<String, Class<?>> getTypeMap() throws SQLException {
-    return target.getTypeMap();
-  }
-
-  @Override
-  public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
-    target.setTypeMap(map);
-  }
-
-  @Override
-  public void setHoldability(int holdability) throws SQLException {
-    target.setHoldability(holdability);
-  }
-
-  @Override
-  public int getHoldability() throws SQLException {
-    return target.getHoldability();
-  }
-
-  @Override
-  public Savepoint setSavepoint() throws SQLException {
-    return target.setSavepoint();
-  }
-
-  @Override
-  public Savepoint setSavepoint(String name) throws SQLException {
-    return target.setSavepoint(name);
-  }
-
-  @Override
-  public void rollback(Savepoint savepoint) throws SQLException {
-    target.rollback(savepoint);
-  }
-
-  @Override
-  public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-    target.releaseSavepoint(savepoint);
-  }
-
-  @Override
-  public Clob createClob() throws SQLException {
-    return target.createClob();
-  }
-
-  @Override
-  public Blob createBlob() throws SQLException {
-    return target.createBlob();
-  }
-
-  @Override
-  public NClob createNClob() throws SQLException {
-    return target.createNClob();
-  }
-
-  @Override
-  public SQLXML createSQLXML() throws SQLException {
-    return target.createSQLXML();
-  }
-
-  @Override
-  public boolean isValid(int timeout) throws SQLException {
-    return target.isValid(timeout);
-  }
-
-  @Override
-  public void setClientInfo(String name, String value) throws SQLClientInfoException {
-    target.setClientInfo(name, value);
-  }
-
-  @Override
-  public void setClientInfo(Properties properties) throws SQLClientInfoException {
-    target.setClientInfo(properties);
-  }
-
-  @Override
-  public String getClientInfo(String name) throws SQLException {
-    return target.getClientInfo(name);
-  }
-
-  @Override
-  public Properties getClientInfo() throws SQLException {
-    return target.getClientInfo();
-  }
-
-  @Override
-  public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
-    return target.createArrayOf(typeName, elements);
-  }
-
-  @Override
-  public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
-    return target.createStruct(typeName, attributes);
-  }
-
-  @Override
-  public void setSchema(String schema) throws SQLException {
-    target.setSchema(schema);
-  }
-
-  @Override
-  public String getSchema() throws SQLException {
-    return target.getSchema();
-  }
-
-  @Override
-  public void abort(Executor executor) throws SQLException {
-    target.abort(executor);
-  }
-
-  @Override
-  public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-    target.setNetworkTimeout(executor, milliseconds);
-  }
-
-  @Override
-  public int getNetworkTimeout() throws SQLException {
-    return target.getNetworkTimeout();
-  }
-
-  @Override
-  public void beginRequest() throws SQLException {
-    target.beginRequest();
-  }
-
-  @Override
-  public void endRequest() throws SQLException {
-    target.endRequest();
-  }
-
-  @Override
-  public boolean setShardingKeyIfValid(ShardingKey shardingKey, ShardingKey superShardingKey, int timeout)
-      throws SQLException {
-    return target.setShardingKeyIfValid(shardingKey, superShardingKey, timeout);
-  }
-
-  @Override
-  public boolean setShardingKeyIfValid(ShardingKey shardingKey, int timeout) throws SQLException {
-    return target.setShardingKeyIfValid(shardingKey, timeout);
-  }
-
-  @Override
-  public void setShardingKey(ShardingKey shardingKey, ShardingKey superShardingKey) throws SQLException {
-    target.setShardingKey(shardingKey, superShardingKey);
-  }
-
-  @Override
-  public void setShardingKey(ShardingKey shardingKey) throws SQLException {
-    target.setShardingKey(shardingKey);
   }
 
   /**

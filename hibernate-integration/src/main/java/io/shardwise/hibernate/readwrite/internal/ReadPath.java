@@ -135,7 +135,14 @@ public final class ReadPath implements AutoCloseable {
     throw firstFailure;
   }
 
-  private void refuseShardedTable(ShardingModel model, String sql) {
+  /** Whether {@code sql} reads or writes the table of a sharded (not reference) entity. */
+  public static boolean touchesShardedTable(ShardingModel model, String sql) {
+    return shardedTableOf(model, sql) != null;
+  }
+
+  private record ShardedTable(String table, ShardedEntity entity) {}
+
+  private static ShardedTable shardedTableOf(ShardingModel model, String sql) {
     for (String table : RowLocks.writtenOrReadTables(sql)) {
       String simpleName = model.entityOfTable(table);
       if (simpleName == null) {
@@ -143,16 +150,28 @@ public final class ReadPath implements AutoCloseable {
       }
       for (ShardedEntity entity : model.entities()) {
         if (!entity.reference() && entity.simpleName().equals(simpleName)) {
-          metrics.refused(ShardwiseMetrics.Refusal.NO_SHARD);
-          throw new NoShardSelectedException("[NoShardSelected] " + simpleName + " (table " + table + ") is sharded by "
-              + simpleName + "." + entity.keyAttribute() + ", but this session was opened without a shard: no"
-              + " ShardContext was open and no shard was named. Choose the shard before the session opens — try (var"
-              + " scope = shards.contextForKey(key)) { ... } around the unit of work, or"
-              + " shards.forKey(key).inTransaction(...). Sessions without a shard read @ReferenceTable entities only."
-              + " Nothing was sent.");
+          return new ShardedTable(table, entity);
         }
       }
     }
+    return null;
+  }
+
+  private void refuseShardedTable(ShardingModel model, String sql) {
+    ShardedTable sharded = shardedTableOf(model, sql);
+    if (sharded == null) {
+      return;
+    }
+    ShardedEntity entity = sharded.entity();
+    String simpleName = entity.simpleName();
+    metrics.refused(ShardwiseMetrics.Refusal.NO_SHARD);
+    throw new NoShardSelectedException("[NoShardSelected] " + simpleName + " (table " + sharded.table()
+        + ") is sharded by " + simpleName + "." + entity.keyAttribute() + ", but this session has no shard yet and"
+        + " this statement names no shard key. A session opened without a shard binds to the shard of the first key"
+        + " it uses: find or getReference " + simpleName + " by its key, run a query that pins " + simpleName + "."
+        + entity.keyAttribute() + " (= :key or in (...) of one shard), or persist an entity with its key; or choose"
+        + " the shard before the session opens (shards.forKey(key), shards.contextForKey(key)). Sessions without a"
+        + " shard read @ReferenceTable entities only. Nothing was sent.");
   }
 
   private Connection replicaConnection(List<ReplicaNode> nodes, long minLsn, long maxWaitMillis) {

@@ -562,13 +562,18 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
    */
   private String joinedShard(Set<String> shardIds) {
     Session joined = context.joined();
-    if (joined == null || !joined.isOpen() || !shardIds.contains(joined.getTenantIdentifier())) {
+    if (joined == null || !joined.isOpen()) {
+      return null;
+    }
+    String shard = io.shardwise.hibernate.internal.ShardSessions.shardOf(
+        joined.unwrap(org.hibernate.engine.spi.SharedSessionContractImplementor.class));
+    if (!shardIds.contains(shard)) {
       return null;
     }
     if (joined.getTransaction().isActive() && joined.getHibernateFlushMode() != FlushMode.MANUAL) {
       joined.flush();
     }
-    return (String) joined.getTenantIdentifier();
+    return shard;
   }
 
   /**

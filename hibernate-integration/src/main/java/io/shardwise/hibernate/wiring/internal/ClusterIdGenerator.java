@@ -88,7 +88,7 @@ public final class ClusterIdGenerator implements BeforeExecutionGenerator {
     if (!isUnset(currentValue)) {
       return currentValue;
     }
-    String shard = session.getTenantIdentifier();
+    String shard = io.shardwise.hibernate.internal.ShardSessions.shardOf(session);
     return router != null && shard != null && router.map().shards().containsKey(shard) ? nextRouted(shard)
         : typed(next());
   }

@@ -33,6 +33,12 @@ final class NoShardReferenceWrites {
     this.referenceTables = referenceTables;
   }
 
+  /** Whether {@code session} holds writes for its commit: such a session never binds to a shard. */
+  boolean holdsWrites(SharedSessionContractImplementor session) {
+    List<Write> writes = pending.get(session);
+    return writes != null && !writes.isEmpty();
+  }
+
   /** Holds back an insert or update: the entity's state at commit is written to every shard. */
   void save(SharedSessionContractImplementor session, String entityName, Object id, Object entity) {
     writesOf(session, entityName, id).add(new Write(entityName, id, entity, false));

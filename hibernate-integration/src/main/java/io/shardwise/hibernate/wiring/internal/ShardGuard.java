@@ -13,6 +13,7 @@ import io.shardwise.hibernate.internal.ShardingModel;
 import io.shardwise.hibernate.internal.query.ShardKeyValues;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
 import io.shardwise.hibernate.resharding.BucketMovedException;
+import io.shardwise.hibernate.routing.internal.NewRootPlacement;
 import io.shardwise.hibernate.routing.internal.Router;
 import io.shardwise.hibernate.transaction.ReferenceTableWriteException;
 import io.shardwise.hibernate.transaction.internal.ReferenceWrites;
@@ -60,9 +61,11 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
   private final transient ShardKeyValues keyValues;
   private final transient NoShardReferenceWrites noShardReferenceWrites;
   private final transient ShardwiseMetrics metrics;
+  private final transient NewRootPlacement newRoots;
 
   ShardGuard(Router router, Supplier<ShardingModel> sharding, ShardKeyValues keyValues, ShardwiseMetrics metrics,
-      NoShardReferenceWrites noShardReferenceWrites) {
+      NoShardReferenceWrites noShardReferenceWrites, NewRootPlacement newRoots) {
+    this.newRoots = newRoots;
     this.metrics = metrics;
     this.router = router;
     this.sharding = sharding;
@@ -206,15 +209,16 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
         : entity;
     Object key = model.keyIsIdentifier() ? persister.getIdentifier(target, session)
         : persister.getPropertyValue(target, model.keyAttribute());
-    if (model.keyIsIdentifier() && SnowflakeGenerator.isUnset(key) && op.equals("persist")
-        && persister.getGenerator() instanceof SnowflakeGenerator ids
-        && !ShardSessions.NO_SHARD.equals(session.getTenantIdentifier())) {
-      key = routedId(model, ids, session.getTenantIdentifier());
-      persister.setIdentifier(target, key, session);
-    } else if (model.keyIsIdentifier() && ClusterIdGenerator.isUnset(key) && op.equals("persist")
-        && persister.getGenerator() instanceof ClusterIdGenerator ids
-        && !ShardSessions.NO_SHARD.equals(session.getTenantIdentifier())) {
-      key = ids.nextRouted(session.getTenantIdentifier());
+    boolean newRoot = model.keyIsIdentifier() && (op.equals("persist") || op.equals("merge"))
+        && (persister.getGenerator() instanceof SnowflakeGenerator && SnowflakeGenerator.isUnset(key)
+            || persister.getGenerator() instanceof ClusterIdGenerator && ClusterIdGenerator.isUnset(key));
+    if (newRoot && noShard(session)) {
+      keyValues.bind(session, newRoots.next(), op + " a new " + model.simpleName());
+    }
+    if (newRoot && op.equals("persist")) {
+      String shard = ShardSessions.shardOf(session);
+      key = persister.getGenerator() instanceof SnowflakeGenerator ids ? routedId(model, ids, shard)
+          : ((ClusterIdGenerator) persister.getGenerator()).nextRouted(shard);
       persister.setIdentifier(target, key, session);
     }
     checkKey(model, key, session, op);
@@ -245,14 +249,12 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
   }
 
   private void checkKey(ShardedEntity model, Object key, SharedSessionContractImplementor session, String op) {
-    String sessionShard = session.getTenantIdentifier();
-    if (ShardSessions.NO_SHARD.equals(sessionShard)) {
-      metrics.refused(ShardwiseMetrics.Refusal.NO_SHARD);
-      throw new NoShardSelectedException("[NoShardSelected] Cannot " + op + " "
-          + model.simpleName() + ": this session was opened without a shard (no ShardContext was open and no shard"
-          + " was named), and " + model.simpleName() + " is sharded by " + model.keyAttribute() + ". Open the session"
-          + " by its key — shards.forKey(" + (key == null ? "key" : key) + ").inTransaction(...) — or open a"
-          + " ShardContext (shards.contextForKey(key)) before the session. Nothing was written.");
+    String sessionShard = ShardSessions.shardOf(session);
+    if (ShardSessions.NO_SHARD.equals(sessionShard) && key != null) {
+      sessionShard = router.shardFor(key);
+      keyValues.bind(session, sessionShard, op + " " + model.simpleName() + " with " + model.keyAttribute() + " = "
+          + key);
+      return;
     }
     if (key == null) {
       metrics.refused(ShardwiseMetrics.Refusal.MISSING_KEY);
@@ -282,14 +284,15 @@ final class ShardGuard implements PersistEventListener, MergeEventListener, Dele
     return ReferenceWrites.allowed() || noShard(session);
   }
 
+  /** A session opened without a shard that has not bound to one yet. */
   private static boolean noShard(SharedSessionContractImplementor session) {
-    return ShardSessions.NO_SHARD.equals(session.getTenantIdentifier());
+    return ShardSessions.NO_SHARD.equals(ShardSessions.shardOf(session));
   }
 
   private ReferenceTableWriteException referenceWrite(ShardedEntity model, String op,
       SharedSessionContractImplementor session) {
     return new ReferenceTableWriteException("[ReferenceTableWrite] Cannot " + op + " " + model.simpleName()
-        + " in a session on shard '" + session.getTenantIdentifier() + "': it is a @ReferenceTable, copied to every"
+        + " in a session on shard '" + ShardSessions.shardOf(session) + "': it is a @ReferenceTable, copied to every"
         + " shard, and a change through one shard would leave the copies different. Write reference tables through"
         + " shards.referenceTables().inTransaction(...), which changes every shard in one atomic transaction. Nothing was written.");
   }

@@ -352,9 +352,10 @@ public final class ShardwiseComponents implements AutoCloseable {
    * indexes after it (index rows are written only for writes it let through).
    */
   public void registerListeners(EventListenerRegistry listeners, org.hibernate.SessionFactory sessionFactory) {
-    ShardGuard guard = new ShardGuard(router, this::model, keyValues, metrics,
-        new NoShardReferenceWrites(referenceTables(sessionFactory, runner -> runner.apply(
-            shardId -> ShardSessions.open(sessionFactory, shardId, false, metrics, SessionKind.SHARD)))));
+    NoShardReferenceWrites noShardReferenceWrites = new NoShardReferenceWrites(referenceTables(sessionFactory,
+        runner -> runner.apply(shardId -> ShardSessions.open(sessionFactory, shardId, false, metrics, SessionKind.SHARD))));
+    keyValues.refuseBindingWhen(noShardReferenceWrites::holdsWrites);
+    ShardGuard guard = new ShardGuard(router, this::model, keyValues, metrics, noShardReferenceWrites, newRoots);
     listeners.prependListeners(EventType.PERSIST, guard);
     listeners.prependListeners(EventType.PERSIST_ONFLUSH, guard);
     listeners.prependListeners(EventType.MERGE, guard);

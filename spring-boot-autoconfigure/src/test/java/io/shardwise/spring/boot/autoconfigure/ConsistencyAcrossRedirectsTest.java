@@ -60,6 +60,22 @@ class ConsistencyAcrossRedirectsTest {
     }
 
     @Test
+    void withoutAShardChosenTheRedirectedReadStillSeesTheWriteOnThePrimary(PostgresTopology pg) throws Exception {
+      Browser browser = new Browser(port);
+      lagging(pg, () -> {
+        long merchant = 500_000;
+        for (int flow = 0; flow < 20; flow++, merchant++) {
+          HttpResponse<String> posted = browser.post("/unrouted-merchant-forms", "id=" + merchant + "&name=m" + merchant);
+          assertEquals(302, posted.statusCode());
+          assertNotNull(browser.token, "the write bound to its key's shard and pinned the scope there");
+          HttpResponse<String> shown = browser.get(posted.headers().firstValue("Location").orElseThrow());
+          assertEquals("m" + merchant + " " + shardOf(pg, shards, merchant).primary().port() + " false", shown.body(),
+              "flow " + flow + ": read on the primary of the merchant's shard, its replica not having replayed the write");
+        }
+      });
+    }
+
+    @Test
     void anErrorPageAfterACommittedWriteCarriesTheCookieToo(PostgresTopology pg) throws Exception {
       Browser browser = new Browser(port);
       long merchant = 300_000;

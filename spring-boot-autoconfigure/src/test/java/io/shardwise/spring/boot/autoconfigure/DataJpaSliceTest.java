@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.shardwise.hibernate.NoShardSelectedException;
+import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.spring.boot.autoconfigure.shop.CountryRepository;
 import io.shardwise.spring.boot.autoconfigure.shop.OrderRepository;
 import io.shardwise.spring.boot.autoconfigure.shop.PurchaseOrder;
@@ -19,7 +20,10 @@ import org.springframework.boot.jdbc.test.autoconfigure.AutoConfigureTestDatabas
 import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.test.context.ContextConfiguration;
 
-/** The JPA slice: repositories bootstrap without a shard, and @InShard picks the shard of a test. */
+/**
+ * The JPA slice: repositories bootstrap without a shard; @InShard picks the shard of a test, and
+ * without it the test's first key does.
+ */
 @ShardedPostgres(shards = 2, replicas = 1, scope = ShardedPostgres.Scope.RUN)
 @DataJpaTest(properties = "shardwise.schema.action=create")
 @AutoConfigureTestDatabase(replace = AutoConfigureTestDatabase.Replace.NONE)
@@ -40,10 +44,25 @@ class DataJpaSliceTest {
   }
 
   @Test
-  void withoutAShardOnlyReferenceDataIsReadable() {
+  void withoutInShardTheTestsFirstKeyChoosesTheShard(PostgresTopology pg) {
     assertThat(countries.findAll()).isNotNull();
-    InvalidDataAccessApiUsageException e = org.junit.jupiter.api.Assertions.assertThrows(
-        InvalidDataAccessApiUsageException.class, () -> orders.findByMerchantIdAndStatusOrderById(1, "NEW"));
-    assertThat(e.getCause()).isInstanceOf(NoShardSelectedException.class);
+    long merchant = KeysByShard.first("s1");
+    orders.save(new PurchaseOrder(7101, merchant, "NEW", 5));
+    assertThat(orders.findByMerchantIdAndStatusOrderById(merchant, "NEW")).extracting(PurchaseOrder::getId)
+        .contains(7101L);
+    assertEquals(pg.shard(1).primary().port(),
+        ((Number) em.createNativeQuery("select inet_server_port()").getSingleResult()).intValue());
+    InvalidDataAccessApiUsageException otherShard = org.junit.jupiter.api.Assertions.assertThrows(
+        InvalidDataAccessApiUsageException.class,
+        () -> orders.findByMerchantIdAndStatusOrderById(KeysByShard.first("s0"), "NEW"));
+    assertThat(otherShard.getCause()).isInstanceOf(ShardKeyException.class);
+    assertThat(otherShard.getMessage()).startsWith("[ShardKeyOnOtherShard]");
+  }
+
+  @Test
+  void withoutAShardOrAKeyShardedSqlIsRefusedByName() {
+    NoShardSelectedException e = org.junit.jupiter.api.Assertions.assertThrows(NoShardSelectedException.class,
+        () -> em.createNativeQuery("select count(*) from purchase_order").getSingleResult());
+    assertThat(e.getMessage()).startsWith("[NoShardSelected] PurchaseOrder (table purchase_order)");
   }
 }

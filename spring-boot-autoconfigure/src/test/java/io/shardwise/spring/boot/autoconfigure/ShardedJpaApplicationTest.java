@@ -70,6 +70,7 @@ class ShardedJpaApplicationTest {
   @Autowired CatalogRepository catalogs;
   @Autowired PlatformTransactionManager transactionManager;
   @Autowired DataSource dataSource;
+  @Autowired jakarta.persistence.EntityManager em;
 
   static PostgresTopology pg;
 
@@ -258,11 +259,14 @@ class ShardedJpaApplicationTest {
   }
 
   @Test
-  void withoutAShardReferenceDataIsReadableAndShardedDataIsRefusedByName() {
+  void withoutAShardReferenceDataIsReadableAndAKeyChoosesTheShardOfARepositoryCall() throws SQLException {
     assertThat(countries.findAll()).extracting(c -> c.getName()).containsExactly("France");
-    InvalidDataAccessApiUsageException e = assertThrows(InvalidDataAccessApiUsageException.class,
-        () -> orders.findByMerchantIdAndStatusOrderById(MERCHANT_ON_S0, "NEW"));
-    assertThat(e.getCause()).isInstanceOf(NoShardSelectedException.class);
+    orders.save(new PurchaseOrder(8801, MERCHANT_ON_S1, "NEW", 1));
+    assertThat(orders.findByMerchantIdAndStatusOrderById(MERCHANT_ON_S1, "NEW")).extracting(PurchaseOrder::getId)
+        .contains(8801L);
+    assertThat(orderIdsOn(pg.shard(1))).contains(8801L);
+    NoShardSelectedException e = assertThrows(NoShardSelectedException.class,
+        () -> em.createNativeQuery("select count(*) from purchase_order").getSingleResult());
     assertThat(e.getMessage()).startsWith("[NoShardSelected] PurchaseOrder (table purchase_order)");
   }
 

@@ -34,10 +34,24 @@ public class MerchantForms {
     throw new ResponseStatusException(HttpStatus.CONFLICT, "renamed, then refused");
   }
 
+  @PostMapping("/unrouted-merchant-forms")
+  public String openWithoutAShard(@RequestParam long id, @RequestParam String name) {
+    shop.openMerchantWithoutAShard(id, name);
+    return "redirect:/unrouted-merchant-forms/" + id;
+  }
+
+  @GetMapping("/unrouted-merchant-forms/{merchantId}")
+  public ResponseEntity<String> showWithoutAShard(@PathVariable long merchantId) {
+    return shown(shop.seeMerchantWithoutAShard(merchantId));
+  }
+
   /** The merchant's name and the server that read it, or 404 when that server does not have it. */
   @GetMapping("/merchant-forms/{merchantId}")
   public ResponseEntity<String> show(@PathVariable long merchantId) {
-    ShopService.Seen seen = shop.seeMerchant(merchantId);
+    return shown(shop.seeMerchant(merchantId));
+  }
+
+  private static ResponseEntity<String> shown(ShopService.Seen seen) {
     String body = seen.name() + " " + seen.server().port() + " " + seen.server().inRecovery();
     return ResponseEntity.status(seen.name() == null ? HttpStatus.NOT_FOUND : HttpStatus.OK).body(body);
   }

@@ -21,6 +21,20 @@ public class ServerProbe {
     return server();
   }
 
+  /** No shard chosen before: the transaction binds to the merchant's shard when it reads the merchant. */
+  @Transactional(readOnly = true)
+  public ShopService.Server readOnlyAfterFinding(long merchantId) {
+    em.find(Merchant.class, merchantId);
+    return server();
+  }
+
+  /** The same, read-write. */
+  @Transactional
+  public ShopService.Server readWriteAfterFinding(long merchantId) {
+    em.find(Merchant.class, merchantId);
+    return server();
+  }
+
   private ShopService.Server server() {
     Object[] row = (Object[]) em.createNativeQuery("select inet_server_port(), pg_is_in_recovery()").getSingleResult();
     return new ShopService.Server(((Number) row[0]).intValue(), (Boolean) row[1]);

@@ -82,6 +82,19 @@ public class ShopService {
     return new Seen(merchant == null ? null : merchant.getName(), server());
   }
 
+  /** {@link #openMerchant} with no shard chosen: the persist's key binds the transaction. */
+  @Transactional
+  public void openMerchantWithoutAShard(long merchantId, String name) {
+    em.persist(new Merchant(merchantId, name));
+  }
+
+  /** {@link #seeMerchant} with no shard chosen: the find's key binds the transaction. */
+  @Transactional(readOnly = true)
+  public Seen seeMerchantWithoutAShard(long merchantId) {
+    Merchant merchant = em.find(Merchant.class, merchantId);
+    return new Seen(merchant == null ? null : merchant.getName(), server());
+  }
+
   private Server server() {
     Object[] row = (Object[]) em.createNativeQuery("select inet_server_port(), pg_is_in_recovery()").getSingleResult();
     return new Server(((Number) row[0]).intValue(), (Boolean) row[1]);
