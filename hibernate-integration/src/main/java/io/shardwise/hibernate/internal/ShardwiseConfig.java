@@ -49,6 +49,19 @@ public final class ShardwiseConfig {
    * @param maxRows the most rows one scatter-gather query may hold, summed over its shards
    * @param fetchSize rows per round trip of each shard's server-side cursor
    */
+  /**
+   * Hedged replica reads ({@code shardwise.read.hedge.*}): a read-only unit of work still running on
+   * a replica after {@code clamp(percentile of that replica's recent units × multiplier, floor,
+   * ceiling)} runs once more on another node, and the first answer wins.
+   *
+   * @param enabled whether read-only routes hedge unless a route says otherwise ({@code ShardRoute.hedged})
+   * @param percentile the percentile of the replica's recent unit latencies the delay starts from (50..99)
+   * @param multiplier what that percentile is multiplied by (1..100)
+   * @param floorMs the shortest delay, whatever the percentile says
+   * @param ceilingMs the longest delay, and the delay while a replica has too few samples for a percentile
+   */
+  public record ReadHedge(boolean enabled, int percentile, double multiplier, long floorMs, long ceilingMs) {}
+
   public record Scatter(int threads, int maxRows, int fetchSize) {
     /** The pool size for {@code shardCount} shards: the configured count, else twice the shards within 4..64. */
     public int threadsFor(int shardCount) {
@@ -157,6 +170,7 @@ public final class ShardwiseConfig {
   private final byte[] rywAcceptedSecret;
   private final long pinTtlMs;
   private final Scatter scatter;
+  private final ReadHedge readHedge;
   private final Transactions transactions;
   private final SnowflakeSettings snowflake;
   private final long controlVersionCheckIntervalMs;
@@ -225,6 +239,7 @@ public final class ShardwiseConfig {
     this.rywAcceptedSecret = p.rywAcceptedSecret;
     this.pinTtlMs = p.pinTtlMs;
     this.scatter = p.scatter;
+    this.readHedge = p.readHedge;
     this.transactions = p.transactions;
     this.snowflake = p.snowflake;
   }
@@ -419,6 +434,10 @@ public final class ShardwiseConfig {
     return scatter;
   }
 
+  public ReadHedge readHedge() {
+    return readHedge;
+  }
+
   public Transactions transactions() {
     return transactions;
   }
@@ -483,6 +502,7 @@ public final class ShardwiseConfig {
     byte[] rywAcceptedSecret;
     long pinTtlMs;
     Scatter scatter;
+    ReadHedge readHedge;
     Transactions transactions;
     SnowflakeSettings snowflake;
     long controlVersionCheckIntervalMs;
@@ -566,6 +586,7 @@ public final class ShardwiseConfig {
 
       schemaAction();
       migrations();
+      readHedge();
       scatter = new Scatter(intSetting(ShardwiseSettings.SCATTER_THREADS, 0, 1, 1024),
           intSetting(ShardwiseSettings.SCATTER_MAX_ROWS, 100_000, 1, 100_000_000),
           intSetting(ShardwiseSettings.SCATTER_FETCH_SIZE, 1000, 1, 1_000_000));
@@ -884,6 +905,37 @@ public final class ShardwiseConfig {
       }
     }
 
+    private void readHedge() {
+      int percentile = intSetting(ShardwiseSettings.READ_HEDGE_PERCENTILE, 95, 50, 99);
+      double multiplier = decimalSetting(ShardwiseSettings.READ_HEDGE_MULTIPLIER, 2.0, 1.0, 100.0);
+      int floorMs = intSetting(ShardwiseSettings.READ_HEDGE_FLOOR_MS, 20, 1, 600_000);
+      int ceilingMs = intSetting(ShardwiseSettings.READ_HEDGE_CEILING_MS, 1000, 1, 600_000);
+      if (floorMs > ceilingMs) {
+        problems.add(ShardwiseSettings.READ_HEDGE_FLOOR_MS + " = " + floorMs + " is above "
+            + ShardwiseSettings.READ_HEDGE_CEILING_MS + " = " + ceilingMs + "; the floor is the shortest hedge delay and"
+            + " the ceiling the longest: lower the floor or raise the ceiling");
+      }
+      readHedge = new ReadHedge(booleanSetting(ShardwiseSettings.READ_HEDGE_ENABLED, false), percentile, multiplier,
+          floorMs, ceilingMs);
+    }
+
+    private double decimalSetting(String key, double defaultValue, double min, double max) {
+      String text = p.get(key);
+      if (text == null || text.isBlank()) {
+        return defaultValue;
+      }
+      try {
+        double value = Double.parseDouble(text.trim());
+        if (!(value >= min && value <= max)) {
+          problems.add(key + " = " + text.trim() + " is outside " + min + ".." + max);
+        }
+        return value;
+      } catch (NumberFormatException e) {
+        problems.add(key + " = '" + text + "' is not a number");
+        return defaultValue;
+      }
+    }
+
     private int intSetting(String key, int defaultValue, int min, int max) {
       String text = p.get(key);
       if (text == null || text.isBlank()) {
@@ -953,7 +1005,9 @@ public final class ShardwiseConfig {
         ShardwiseSettings.MIGRATIONS_TABLE, ShardwiseSettings.MIGRATIONS_BASELINE_VERSION,
         ShardwiseSettings.REPLICA_BALANCE, ShardwiseSettings.REPLICA_MAX_LAG_MS,
         ShardwiseSettings.REPLICA_MAX_LAG_BYTES, ShardwiseSettings.REPLICA_MONITOR_INTERVAL,
-        ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, ShardwiseSettings.RYW_SECRET, ShardwiseSettings.RYW_ACCEPTED_SECRET,
+        ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, ShardwiseSettings.READ_HEDGE_ENABLED,
+        ShardwiseSettings.READ_HEDGE_PERCENTILE, ShardwiseSettings.READ_HEDGE_MULTIPLIER,
+        ShardwiseSettings.READ_HEDGE_FLOOR_MS, ShardwiseSettings.READ_HEDGE_CEILING_MS, ShardwiseSettings.RYW_SECRET, ShardwiseSettings.RYW_ACCEPTED_SECRET,
         ShardwiseSettings.RYW_PIN_TTL,
         ShardwiseSettings.TX_ENABLED, ShardwiseSettings.TX_RECOVERY_INTERVAL, ShardwiseSettings.TX_IN_DOUBT_GRACE,
         ShardwiseSettings.TX_LOG_POOL_SIZE, ShardwiseSettings.SAGA_MAX_ATTEMPTS, ShardwiseSettings.SAGA_BACKOFF,
