@@ -35,6 +35,16 @@ import java.util.function.LongFunction;
  * releases a caller blocked on a frozen server, and the server's breaker does not count it) and the
  * server is sent a cancel request for its statement, so a live but slow server stops working on it.
  *
+ * <h2>A budget</h2>
+ *
+ * A hedge adds load exactly when a server is slow, and on a saturated machine the extra load makes
+ * every unit slower, which fires more hedges (measured: without a budget, a healthy but loaded shard
+ * ran up to a third of its units twice, and slower). So hedges draw on a token bucket: every unit
+ * that starts on a replica earns {@code (100 - percentile) %} of a token, a hedge costs one, and the
+ * bucket holds at most {@value #BURST} tokens. With the default p95, hedges never exceed 5 % of the
+ * units over time, plus a burst of {@value #BURST} for a replica that froze under several units at
+ * once. A unit that finds the bucket empty is not hedged.
+ *
  * <h2>Why the unit of work and not the statement</h2>
  *
  * A Hibernate session holds one connection, its transaction's snapshot and its persistence context;
@@ -58,11 +68,16 @@ public final class HedgedReads implements AutoCloseable {
   private static final ThreadLocal<Leg> CURRENT = new ThreadLocal<>();
   private static final int MAX_HEDGE_THREADS = 64;
   private static final int CANCEL_THREADS = 4;
+  private static final int BURST = 10;
+  private static final long MILLI = 1000;
 
   private final ShardwiseConfig.ReadHedge settings;
   private final String unitName;
   private final LongAdder fired = new LongAdder();
   private final LongAdder hedgeWon = new LongAdder();
+  /** The hedge budget, in thousandths of a hedge. */
+  private final java.util.concurrent.atomic.AtomicLong tokens = new java.util.concurrent.atomic.AtomicLong(BURST * MILLI);
+  private final long earnedPerUnit;
   private ScheduledThreadPoolExecutor timer;
   private ThreadPoolExecutor hedgeThreads;
   private ThreadPoolExecutor cancels;
@@ -71,6 +86,28 @@ public final class HedgedReads implements AutoCloseable {
   HedgedReads(ShardwiseConfig config) {
     this.settings = config.readHedge();
     this.unitName = config.unitName();
+    this.earnedPerUnit = (100 - settings.percentile()) * MILLI / 100;
+  }
+
+  private void earn() {
+    long now;
+    do {
+      now = tokens.get();
+      if (now >= BURST * MILLI) {
+        return;
+      }
+    } while (!tokens.compareAndSet(now, Math.min(BURST * MILLI, now + earnedPerUnit)));
+  }
+
+  private boolean spend() {
+    long now;
+    do {
+      now = tokens.get();
+      if (now < MILLI) {
+        return false;
+      }
+    } while (!tokens.compareAndSet(now, now - MILLI));
+    return true;
   }
 
   /** Whether read-only routes hedge unless they say otherwise ({@code shardwise.read.hedge.enabled}). */
@@ -155,6 +192,7 @@ public final class HedgedReads implements AutoCloseable {
 
     /** The first attempt got a replica: hedge after that replica's delay. */
     void firstOnReplica(ReplicaNode replica) {
+      earn();
       long delay = replica.latency.delayNanos(settings);
       try {
         timerTask = timer().schedule(() -> launchSecond(replica), delay, TimeUnit.NANOSECONDS);
@@ -166,7 +204,11 @@ public final class HedgedReads implements AutoCloseable {
     void launchSecond(ReplicaNode avoided) {
       long leftMs = deadlineMs == 0 ? 0
           : deadlineMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
-      if ((deadlineMs != 0 && leftMs <= 0) || !state.compareAndSet(FIRST_ALONE, HEDGING)) {
+      if ((deadlineMs != 0 && leftMs <= 0) || state.get() != FIRST_ALONE || !spend()) {
+        return;
+      }
+      if (!state.compareAndSet(FIRST_ALONE, HEDGING)) {
+        tokens.addAndGet(MILLI); // the first attempt ended meanwhile: the hedge was not needed
         return;
       }
       try {
@@ -273,17 +315,25 @@ public final class HedgedReads implements AutoCloseable {
       this.race = race;
     }
 
+    /**
+     * A session outside a transaction takes a connection per statement (Hibernate releases it after
+     * each): the timer is set, and the unit's time counted, from the first.
+     */
     void lent(Connection c, ReplicaNode node) {
       boolean abandonNow;
+      boolean firstConnection;
       synchronized (this) {
         connection = c;
-        replica = node;
-        lentAt = System.nanoTime();
+        firstConnection = lentAt == 0;
+        if (firstConnection) {
+          replica = node;
+          lentAt = System.nanoTime();
+        }
         abandonNow = lost;
       }
       if (abandonNow) {
         lose();
-      } else if (this == race.first && node != null) {
+      } else if (firstConnection && this == race.first && node != null) {
         race.firstOnReplica(node);
       }
     }
