@@ -1,5 +1,9 @@
 package io.shardwise.hibernate;
 
+import static io.shardwise.hibernate.ServedRead.nodeOnPort;
+import static io.shardwise.hibernate.ServedRead.nodes;
+import static io.shardwise.hibernate.ServedRead.serverPort;
+import static io.shardwise.hibernate.ServedRead.written;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,7 +28,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -89,30 +92,30 @@ class HedgedReadsTest {
 
   @Test
   void aUnitStuckOnASlowReplicaIsAnsweredByTheOtherAndTheLoserIsCancelled(PostgresTopology pg) throws Exception {
-    long user = written(pg, "v1");
+    long user = written(pg, shards, users.getAndIncrement(), "v1");
     PostgresNode slow = pg.shard(0).replica(0);
     int hedgedOffTheSlowOne = 0;
     for (int read = 0; read < 8 && hedgedOffTheSlowOne < 2; read++) {
       String tag = "hedge-probe-" + tags.getAndIncrement();
       Queue<Integer> attempts = new ConcurrentLinkedQueue<>();
       long started = System.nanoTime();
-      Served served = shards.forKey(user).readOnly().fromTransaction(s -> {
+      ServedRead served = shards.forKey(user).readOnly().fromTransaction(s -> {
         int port = serverPort(s);
         attempts.add(port);
         // a live server that is slow for this unit: 30 s on the slow replica, nothing elsewhere
         s.createNativeQuery("SELECT pg_sleep(CASE WHEN inet_server_port() = " + slow.port() + " THEN 30 ELSE 0 END)"
             + " /* " + tag + " */", Object.class).getSingleResult();
-        return Served.of(s, user);
+        return ServedRead.of(s, user);
       });
       long tookMs = (System.nanoTime() - started) / 1_000_000;
-      assertEquals("v1", served.value);
-      assertTrue(served.inRecovery, "served by a replica: " + served);
+      assertEquals("v1", served.value());
+      assertTrue(served.inRecovery(), "served by a replica: " + served);
       if (attempts.peek() != slow.port()) {
         continue;
       }
       hedgedOffTheSlowOne++;
       assertEquals(2, attempts.size(), "hedged once: " + attempts);
-      assertEquals(pg.shard(0).replica(1).port(), served.port, "the other replica answered");
+      assertEquals(pg.shard(0).replica(1).port(), served.port(), "the other replica answered");
       // the replicas' statement timeout (10 s) would end the slow statement; the hedge answers long before
       assertTrue(tookMs < 8000, "answered after " + tookMs + " ms");
       // the loser's statement does not run on for 30 s: its server was told to cancel it
@@ -127,12 +130,12 @@ class HedgedReadsTest {
 
   @Test
   void aUnitStuckOnAFrozenReplicaIsAnsweredByTheOtherWithinTheHedgeDelay(PostgresTopology pg) {
-    long user = written(pg, "v1");
+    long user = written(pg, shards, users.getAndIncrement(), "v1");
     AtomicInteger attempts = new AtomicInteger();
     AtomicInteger frozenPort = new AtomicInteger();
     AtomicLong frozenAt = new AtomicLong();
     Thread caller = Thread.currentThread();
-    Served served = shards.forKey(user).readOnly().fromTransaction(s -> {
+    ServedRead served = shards.forKey(user).readOnly().fromTransaction(s -> {
       int port = serverPort(s);
       attempts.incrementAndGet();
       if (Thread.currentThread() == caller) { // the first attempt; the hedge runs on a thread of its own
@@ -140,28 +143,28 @@ class HedgedReadsTest {
         nodeOnPort(pg, port).freeze();
         frozenAt.set(System.nanoTime());
       }
-      return Served.of(s, user);
+      return ServedRead.of(s, user);
     });
     long tookMs = (System.nanoTime() - frozenAt.get()) / 1_000_000;
     assertEquals(2, attempts.get(), "the unit ran twice");
-    assertEquals("v1", served.value);
-    assertTrue(served.inRecovery, "the other replica answered, not the primary: " + served);
-    assertNotEquals(frozenPort.get(), served.port);
+    assertEquals("v1", served.value());
+    assertTrue(served.inRecovery(), "the other replica answered, not the primary: " + served);
+    assertNotEquals(frozenPort.get(), served.port());
     // the monitor cannot find the replica silent before 2 × 5 s: only the hedge answers this soon
     assertTrue(tookMs < 5000, "answered " + tookMs + " ms after the freeze");
   }
 
   @Test
   void aHealthyShardIsHardlyEverHedged(PostgresTopology pg) {
-    long user = written(pg, "v1");
+    long user = written(pg, shards, users.getAndIncrement(), "v1");
     int units = 400;
     AtomicInteger runs = new AtomicInteger();
     for (int i = 0; i < units; i++) {
-      Served served = shards.forKey(user).readOnly().fromSession(s -> {
+      ServedRead served = shards.forKey(user).readOnly().fromSession(s -> {
         runs.incrementAndGet();
-        return Served.of(s, user);
+        return ServedRead.of(s, user);
       });
-      assertTrue(served.inRecovery);
+      assertTrue(served.inRecovery());
     }
     int extra = runs.get() - units;
     assertTrue(extra <= units / 20, extra + " of " + units + " units ran twice (at most 5 % may)");
@@ -175,7 +178,7 @@ class HedgedReadsTest {
 
   @Test
   void aHedgeNeverGoesToAReplicaBehindTheScopesPin(PostgresTopology pg) {
-    long user = written(pg, "v1");
+    long user = written(pg, shards, users.getAndIncrement(), "v1");
     PostgresNode caughtUp = pg.shard(0).replica(0);
     PostgresNode behind = pg.shard(0).replica(1);
     behind.setApplyDelay(Duration.ofSeconds(60));
@@ -183,20 +186,20 @@ class HedgedReadsTest {
     shards.forKey(user).within(scope).inTransaction(s -> s.find(Profile.class, user).setName("v2"));
     // until the monitor has seen the caught-up replica pass the pin, pinned reads go to the primary
     await().atMost(Duration.ofSeconds(30)).until(() -> shards.forKey(user).within(scope).readOnly().hedged(false)
-        .fromSession(s -> Served.of(s, user)).port == caughtUp.port());
+        .fromSession(s -> ServedRead.of(s, user)).port() == caughtUp.port());
 
     Queue<Integer> attempts = new ConcurrentLinkedQueue<>();
-    Served served = shards.forKey(user).within(scope).readOnly().fromTransaction(s -> {
+    ServedRead served = shards.forKey(user).within(scope).readOnly().fromTransaction(s -> {
       int port = serverPort(s);
       attempts.add(port);
       s.createNativeQuery("SELECT pg_sleep(CASE WHEN inet_server_port() = " + caughtUp.port() + " THEN 30 ELSE 0 END)",
           Object.class).getSingleResult();
-      return Served.of(s, user);
+      return ServedRead.of(s, user);
     });
     assertEquals(List.of(caughtUp.port(), pg.shard(0).primary().port()), List.copyOf(attempts),
         "first the caught-up replica, then the primary — never the replica behind the pin");
-    assertEquals("v2", served.value);
-    assertFalse(served.inRecovery);
+    assertEquals("v2", served.value());
+    assertFalse(served.inRecovery());
     assertFalse(attempts.contains(behind.port()));
   }
 
@@ -209,18 +212,6 @@ class HedgedReadsTest {
     assertFalse(shards.forKey(1L).isHedged());
   }
 
-  /** A new user's profile with {@code value}, replayed by both replicas and seen by the monitor. */
-  private static long written(PostgresTopology pg, String value) {
-    long user = users.getAndIncrement();
-    shards.forKey(user).inTransaction(s -> s.persist(new Profile(user, value)));
-    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      shards.checkReplicasNow();
-      return shards.replicaStatus().stream().allMatch(ReplicaStatus::healthy);
-    });
-    return user;
-  }
-
   /** Backends of {@code node} (other than the asking one) whose current statement carries {@code tag}. */
   private static int runningWith(PostgresNode node, String tag) throws Exception {
     try (Connection c = DriverManager.getConnection(node.jdbcUrl(), "postgres", null);
@@ -230,26 +221,5 @@ class HedgedReadsTest {
       rs.next();
       return rs.getInt(1);
     }
-  }
-
-  /** What served a read: the server's port, whether it is a replica, and the value it returned. */
-  private record Served(int port, boolean inRecovery, String value) {
-    static Served of(Session s, long user) {
-      Object[] server = (Object[]) s.createNativeQuery("SELECT inet_server_port(), pg_is_in_recovery()", Object[].class)
-          .getSingleResult();
-      return new Served(((Number) server[0]).intValue(), (Boolean) server[1], s.find(Profile.class, user).getName());
-    }
-  }
-
-  private static int serverPort(Session s) {
-    return s.createNativeQuery("SELECT inet_server_port()", Integer.class).getSingleResult();
-  }
-
-  private static PostgresNode nodeOnPort(PostgresTopology pg, int port) {
-    return nodes(pg).stream().filter(n -> n.port() == port).findFirst().orElseThrow();
-  }
-
-  private static List<PostgresNode> nodes(PostgresTopology pg) {
-    return List.of(pg.shard(0).primary(), pg.shard(0).replica(0), pg.shard(0).replica(1));
   }
 }
