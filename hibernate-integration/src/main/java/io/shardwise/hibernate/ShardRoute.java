@@ -7,6 +7,7 @@ import io.shardwise.hibernate.metrics.SessionKind;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.readwrite.ConsistencyScope;
+import io.shardwise.hibernate.readwrite.internal.HedgedReads;
 import io.shardwise.hibernate.readwrite.internal.LsnText;
 import io.shardwise.hibernate.readwrite.internal.ReadRetry;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
@@ -59,16 +60,22 @@ public final class ShardRoute {
   private final SessionKind kind;
   /** The unit of work's deadline in ms, 0 for none (the pool's per-call deadlines still apply). */
   private final long deadlineMs;
+  private final HedgedReads hedges;
+  /** Whether read-only units of work on this route are hedged ({@link #hedged(boolean)}). */
+  private final boolean hedged;
 
   ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
       String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics,
-      ShardwiseObservations observations, SessionKind kind) {
-    this(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics, observations, kind, 0);
+      ShardwiseObservations observations, SessionKind kind, HedgedReads hedges) {
+    this(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics, observations, kind, 0,
+        hedges, hedges.enabledByDefault());
   }
 
   private ShardRoute(SessionFactory sessionFactory, ReadYourWritesPins pins, Router router, String writeShardId,
       String readShardId, boolean readOnly, ConsistencyScope scope, ShardwiseMetrics metrics,
-      ShardwiseObservations observations, SessionKind kind, long deadlineMs) {
+      ShardwiseObservations observations, SessionKind kind, long deadlineMs, HedgedReads hedges, boolean hedged) {
+    this.hedges = hedges;
+    this.hedged = hedged;
     this.metrics = metrics;
     this.observations = observations;
     this.kind = kind;
@@ -94,7 +101,37 @@ public final class ShardRoute {
   /** The same shard, read-only: served by replicas where they are healthy and caught up. */
   public ShardRoute readOnly() {
     return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope, metrics, observations,
-        kind, deadlineMs);
+        kind, deadlineMs, hedges, hedged);
+  }
+
+  /**
+   * The same read-only route, with its units of work hedged or not, whatever
+   * {@code shardwise.read.hedge.enabled} says for the persistence unit. A hedged unit
+   * ({@link #fromSession}, {@link #fromTransaction} and their {@code in...} forms) that is still
+   * running on a replica after the hedge delay (a percentile of that replica's recent units times a
+   * multiplier, within a floor and a ceiling: {@code shardwise.read.hedge.*}) runs once more, on
+   * another thread, on another replica that satisfies the scope's read-your-writes pin, else on the
+   * primary; the first to return is the answer, and the other's connection is closed and its
+   * statement cancelled. The callback may therefore run twice, at the same time on two threads: it
+   * cannot write to the shard (a read-only session refuses writes and row locks), but anything else
+   * it does, it may do twice. A unit served by the primary is never hedged.
+   *
+   * @throws IllegalStateException on a read-write route: only read-only units are hedged, so call
+   *     {@link #readOnly()} first
+   */
+  public ShardRoute hedged(boolean hedged) {
+    if (!readOnly) {
+      throw new IllegalStateException("hedged(" + hedged + ") on a read-write route of shard '" + writeShardId
+          + "': only read-only units of work are hedged (a write must run once, on the primary). Call readOnly()"
+          + " first: shards.forKey(key).readOnly().hedged(true).fromSession(...)");
+    }
+    return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, true, scope, metrics, observations,
+        kind, deadlineMs, hedges, hedged);
+  }
+
+  /** Whether this route's read-only units of work are hedged ({@link #hedged(boolean)}); false on a read-write route. */
+  public boolean isHedged() {
+    return readOnly && hedged;
   }
 
   /**
@@ -116,7 +153,7 @@ public final class ShardRoute {
           + " ms, not " + deadline);
     }
     return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics,
-        observations, kind, deadline.toMillis());
+        observations, kind, deadline.toMillis(), hedges, hedged);
   }
 
   /** The unit-of-work deadline of {@link #withDeadline}, or null when none is set. */
@@ -130,7 +167,7 @@ public final class ShardRoute {
       throw new IllegalArgumentException("within(scope) needs a scope: shards.consistency().scope(id)");
     }
     return new ShardRoute(sessionFactory, pins, router, writeShardId, readShardId, readOnly, scope, metrics,
-        observations, kind, deadlineMs);
+        observations, kind, deadlineMs, hedges, hedged);
   }
 
   /**
@@ -149,8 +186,21 @@ public final class ShardRoute {
   }
 
   public <R> R fromSession(Function<Session, R> work) {
-    return readOnly ? retriedOffAFailedReplica(ms -> sessionOnce(work, false, ms))
-        : sessionOnce(work, false, deadlineMs);
+    return readOnly ? readOnlyUnit(ms -> sessionOnce(work, false, ms)) : sessionOnce(work, false, deadlineMs);
+  }
+
+  /** A read-only unit of work: hedged when this route says so, retried once off a replica that failed under it. */
+  private <R> R readOnlyUnit(java.util.function.LongFunction<R> unit) {
+    if (!hedged) {
+      return retriedOffAFailedReplica(unit);
+    }
+    long started = System.nanoTime();
+    return hedges.run(unit, deadlineMs, failure -> {
+      if (failure instanceof ShardUnavailableException unavailable) {
+        return retriedOffAFailedReplica(unit, unavailable, started);
+      }
+      throw failure;
+    });
   }
 
   /**
@@ -224,7 +274,7 @@ public final class ShardRoute {
   }
 
   public <R> R fromTransaction(Function<Session, R> work) {
-    return readOnly ? retriedOffAFailedReplica(ms -> transactionOnce(work, ms)) : transactionOnce(work, deadlineMs);
+    return readOnly ? readOnlyUnit(ms -> transactionOnce(work, ms)) : transactionOnce(work, deadlineMs);
   }
 
   /**
@@ -242,21 +292,27 @@ public final class ShardRoute {
     try {
       return unit.apply(deadlineMs);
     } catch (ShardUnavailableException failure) {
-      String node = failure.node();
-      long leftMs = deadlineMs - java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-      if ((deadlineMs != 0 && leftMs <= 0) || failure.breakerState() != null || node == null
-          || !node.startsWith("replica ")) {
-        throw failure;
-      }
-      ReadRetry.avoid(node);
-      try {
-        return unit.apply(deadlineMs == 0 ? 0 : leftMs);
-      } catch (RuntimeException again) {
-        again.addSuppressed(failure);
-        throw again;
-      } finally {
-        ReadRetry.done();
-      }
+      return retriedOffAFailedReplica(unit, failure, started);
+    }
+  }
+
+  /** The retry of {@link #retriedOffAFailedReplica(java.util.function.LongFunction)} after {@code failure}. */
+  private <R> R retriedOffAFailedReplica(java.util.function.LongFunction<R> unit, ShardUnavailableException failure,
+      long started) {
+    String node = failure.node();
+    long leftMs = deadlineMs - java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    if ((deadlineMs != 0 && leftMs <= 0) || failure.breakerState() != null || node == null
+        || !node.startsWith("replica ")) {
+      throw failure;
+    }
+    ReadRetry.avoid(node);
+    try {
+      return unit.apply(deadlineMs == 0 ? 0 : leftMs);
+    } catch (RuntimeException again) {
+      again.addSuppressed(failure);
+      throw again;
+    } finally {
+      ReadRetry.done();
     }
   }
 

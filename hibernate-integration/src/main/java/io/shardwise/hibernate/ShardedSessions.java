@@ -134,12 +134,12 @@ public final class ShardedSessions {
   private ShardRoute keyRoute(String owner, String reader) {
     if (!owner.equals(reader)) {
       return new ShardRoute(sessionFactory, components.pins(), router, owner, reader, false, null, metrics,
-          observations, SessionKind.KEY);
+          observations, SessionKind.KEY, components.readPath().hedges());
     }
     ShardRoute route = keyRoutes.get(owner);
     if (route == null) {
       route = keyRoutes.computeIfAbsent(owner, shard -> new ShardRoute(sessionFactory, components.pins(), router,
-          shard, shard, false, null, metrics, observations, SessionKind.KEY));
+          shard, shard, false, null, metrics, observations, SessionKind.KEY, components.readPath().hedges()));
     }
     return route;
   }
@@ -151,7 +151,8 @@ public final class ShardedSessions {
 
   private ShardRoute route(String shardId, SessionKind kind) {
     router.map().shard(shardId);
-    return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null, metrics, observations, kind);
+    return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null, metrics, observations,
+        kind, components.readPath().hedges());
   }
 
   /** Routes sessions opened the ordinary way on this thread to the owner of {@code key}, until closed. */
@@ -185,7 +186,7 @@ public final class ShardedSessions {
   public ShardRoute forNewRoot(Class<?> rootType) {
     String shardId = newRootShard(rootType);
     return new ShardRoute(sessionFactory, components.pins(), router, shardId, shardId, false, null, metrics,
-        observations, SessionKind.NEW_ROOT);
+        observations, SessionKind.NEW_ROOT, components.readPath().hedges());
   }
 
   /**

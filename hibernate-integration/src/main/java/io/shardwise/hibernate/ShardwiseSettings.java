@@ -179,6 +179,30 @@ public final class ShardwiseSettings {
   public static final String REPLICA_CONNECTION_TIMEOUT = "shardwise.replica.connection_timeout_ms";
 
   /**
+   * Hedged replica reads (default {@code false}): a read-only unit of work run through a
+   * {@code ShardRoute} callback that is still running on a replica after the hedge delay runs once
+   * more, in another thread, on another replica or the primary (under the same read-your-writes
+   * requirement); the first answer wins and the other is cancelled. A route can say otherwise with
+   * {@code ShardRoute.hedged(boolean)}. See docs/failure-handling.md, "Hedged replica reads".
+   */
+  public static final String READ_HEDGE_ENABLED = "shardwise.read.hedge.enabled";
+
+  /** The percentile of a replica's recent read-only unit latencies the hedge delay starts from (50..99, default 95). */
+  public static final String READ_HEDGE_PERCENTILE = "shardwise.read.hedge.percentile";
+
+  /** What that percentile is multiplied by to give the hedge delay (a decimal, 1..100, default 2). */
+  public static final String READ_HEDGE_MULTIPLIER = "shardwise.read.hedge.multiplier";
+
+  /** The shortest hedge delay, in milliseconds (default 20): jitter below it never hedges. */
+  public static final String READ_HEDGE_FLOOR_MS = "shardwise.read.hedge.floor_ms";
+
+  /**
+   * The longest hedge delay, in milliseconds (default 1000); also the delay on a replica with fewer
+   * than 20 recent units, whose percentile is not known yet.
+   */
+  public static final String READ_HEDGE_CEILING_MS = "shardwise.read.hedge.ceiling_ms";
+
+  /**
    * The HMAC secret that signs consistency tokens; the same on every instance (32+ random bytes).
    * Required at start-up when the persistence unit maps a {@code @ReadYourWrites} entity.
    */

@@ -1,5 +1,9 @@
 package io.shardwise.hibernate;
 
+import static io.shardwise.hibernate.ServedRead.nodeOnPort;
+import static io.shardwise.hibernate.ServedRead.nodes;
+import static io.shardwise.hibernate.ServedRead.serverPort;
+import static io.shardwise.hibernate.ServedRead.written;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -17,7 +21,6 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -83,17 +86,17 @@ class ReplicaFailoverTest {
   @Test
   void aFrozenOrStoppedPrimaryKeepsItsReplicasServingReads(PostgresTopology pg) {
     PostgresNode primary = pg.shard(0).primary();
-    long user = written(pg, "v1");
+    long user = written(pg, shards, users.getAndIncrement(), "v1");
     for (Runnable outage : new Runnable[] {primary::freeze, primary::kill}) {
       outage.run();
       // twice the lag limit: a monitor that measured replicas against the lost primary would eject them
       long until = System.nanoTime() + Duration.ofMillis(2 * MAX_LAG_MS + 500).toNanos();
       int reads = 0;
       while (System.nanoTime() < until) {
-        Served served = shards.forKey(user).readOnly().fromSession(s -> Served.of(s, user));
-        assertEquals("v1", served.value);
-        assertTrue(served.inRecovery, "served by a replica, not " + served.port);
-        assertTrue(replicaPorts(pg).contains(served.port), "served by one of the replicas: " + served.port);
+        ServedRead served = shards.forKey(user).readOnly().fromSession(s -> ServedRead.of(s, user));
+        assertEquals("v1", served.value());
+        assertTrue(served.inRecovery(), "served by a replica, not " + served.port());
+        assertTrue(replicaPorts(pg).contains(served.port()), "served by one of the replicas: " + served.port());
         reads++;
       }
       assertTrue(reads > 0);
@@ -110,31 +113,31 @@ class ReplicaFailoverTest {
 
   @Test
   void aReadInFlightOnAFrozenReplicaIsRetriedOnTheOtherReplica(PostgresTopology pg) {
-    long user = written(pg, "v1");
+    long user = written(pg, shards, users.getAndIncrement(), "v1");
     AtomicInteger attempts = new AtomicInteger();
     long[] frozenAt = new long[1];
     int[] firstPort = new int[1];
-    Served served = shards.forKey(user).readOnly().fromTransaction(s -> {
+    ServedRead served = shards.forKey(user).readOnly().fromTransaction(s -> {
       int port = serverPort(s);
       if (attempts.incrementAndGet() == 1) {
         firstPort[0] = port;
         nodeOnPort(pg, port).freeze();
         frozenAt[0] = System.nanoTime();
       }
-      return Served.of(s, user);
+      return ServedRead.of(s, user);
     });
     long tookMs = (System.nanoTime() - frozenAt[0]) / 1_000_000;
     assertEquals(2, attempts.get(), "the unit of work ran once more");
-    assertEquals("v1", served.value);
-    assertTrue(served.inRecovery, "the retry was served by a replica");
-    assertNotEquals(firstPort[0], served.port, "the retry avoided the frozen replica");
-    assertTrue(replicaPorts(pg).contains(served.port));
+    assertEquals("v1", served.value());
+    assertTrue(served.inRecovery(), "the retry was served by a replica");
+    assertNotEquals(firstPort[0], served.port(), "the retry avoided the frozen replica");
+    assertTrue(replicaPorts(pg).contains(served.port()));
     assertTrue(tookMs < REPLICA_SOCKET_MS + 1000, "answered " + tookMs + " ms after the freeze");
   }
 
   @Test
   void aPinnedReadIsNeverServedByAReplicaBehindItsPinEvenWithThePrimaryDown(PostgresTopology pg) {
-    long user = written(pg, "v1");
+    long user = written(pg, shards, users.getAndIncrement(), "v1");
     ConsistencyScope scope = shards.consistency().scope("user:" + user);
     pg.shard(0).replicas().forEach(r -> r.setApplyDelay(Duration.ofSeconds(30)));
     shards.forKey(user).within(scope).inTransaction(s -> s.find(Profile.class, user).setName("v2"));
@@ -142,55 +145,22 @@ class ReplicaFailoverTest {
     primary.freeze();
 
     // outside the scope the replicas serve (the old value: they have not applied v2)
-    Served unpinned = shards.forKey(user).readOnly().fromSession(s -> Served.of(s, user));
-    assertTrue(unpinned.inRecovery);
-    assertEquals("v1", unpinned.value);
+    ServedRead unpinned = shards.forKey(user).readOnly().fromSession(s -> ServedRead.of(s, user));
+    assertTrue(unpinned.inRecovery());
+    assertEquals("v1", unpinned.value());
     // inside it, only the primary may serve, and it is frozen: a failure, never "v1"
     ShardUnavailableException e = assertThrows(ShardUnavailableException.class,
-        () -> shards.forKey(user).within(scope).readOnly().fromSession(s -> Served.of(s, user)));
+        () -> shards.forKey(user).within(scope).readOnly().fromSession(s -> ServedRead.of(s, user)));
     assertTrue(e.node().startsWith("primary "), e.getMessage());
 
     primary.thaw();
-    Served pinned = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> shards.forKey(user).within(scope).readOnly().fromSession(s -> Served.of(s, user)), r -> true);
-    assertEquals("v2", pinned.value);
-    assertEquals(primary.port(), pinned.port, "the pinned read went to the primary");
-  }
-
-  /** A new user's profile with {@code value}, replayed by both replicas and seen by the monitor. */
-  private static long written(PostgresTopology pg, String value) {
-    long user = users.getAndIncrement();
-    shards.forKey(user).inTransaction(s -> s.persist(new Profile(user, value)));
-    pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      shards.checkReplicasNow();
-      return shards.replicaStatus().stream().allMatch(ReplicaStatus::healthy);
-    });
-    return user;
-  }
-
-  /** What served a read: the server's port, whether it is a replica, and the value it returned. */
-  private record Served(int port, boolean inRecovery, String value) {
-    static Served of(Session s, long user) {
-      Object[] server = (Object[]) s.createNativeQuery("SELECT inet_server_port(), pg_is_in_recovery()", Object[].class)
-          .getSingleResult();
-      return new Served(((Number) server[0]).intValue(), (Boolean) server[1], s.find(Profile.class, user).getName());
-    }
-  }
-
-  private static int serverPort(Session s) {
-    return s.createNativeQuery("SELECT inet_server_port()", Integer.class).getSingleResult();
+    ServedRead pinned = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+        .until(() -> shards.forKey(user).within(scope).readOnly().fromSession(s -> ServedRead.of(s, user)), r -> true);
+    assertEquals("v2", pinned.value());
+    assertEquals(primary.port(), pinned.port(), "the pinned read went to the primary");
   }
 
   private static Set<Integer> replicaPorts(PostgresTopology pg) {
     return Set.of(pg.shard(0).replica(0).port(), pg.shard(0).replica(1).port());
-  }
-
-  private static PostgresNode nodeOnPort(PostgresTopology pg, int port) {
-    return nodes(pg).stream().filter(n -> n.port() == port).findFirst().orElseThrow();
-  }
-
-  private static java.util.List<PostgresNode> nodes(PostgresTopology pg) {
-    return java.util.List.of(pg.shard(0).primary(), pg.shard(0).replica(0), pg.shard(0).replica(1));
   }
 }

@@ -94,6 +94,22 @@ class ShardwiseConfigTest {
   }
 
   @Test
+  void hedgedReadsAreOffByDefaultAndTheirSettingsAreChecked() {
+    ShardwiseConfig.ReadHedge defaults = ShardwiseConfig.from(valid()).readHedge();
+    assertEquals(new ShardwiseConfig.ReadHedge(false, 95, 2.0, 20, 1000), defaults);
+    Map<String, Object> p = valid();
+    p.put(ShardwiseSettings.READ_HEDGE_ENABLED, "true");
+    p.put(ShardwiseSettings.READ_HEDGE_MULTIPLIER, "1.5");
+    assertEquals(new ShardwiseConfig.ReadHedge(true, 95, 1.5, 20, 1000), ShardwiseConfig.from(p).readHedge());
+    p.put(ShardwiseSettings.READ_HEDGE_FLOOR_MS, "500");
+    p.put(ShardwiseSettings.READ_HEDGE_CEILING_MS, "100");
+    p.put(ShardwiseSettings.READ_HEDGE_PERCENTILE, "100");
+    String m = assertThrows(ShardingConfigurationException.class, () -> ShardwiseConfig.from(p)).getMessage();
+    assertTrue(m.contains("shardwise.read.hedge.floor_ms = 500 is above shardwise.read.hedge.ceiling_ms = 100"), m);
+    assertTrue(m.contains("shardwise.read.hedge.percentile = 100 is outside 50..99"), m);
+  }
+
+  @Test
   void ownDdlIsOptInAndItsValueIsChecked() {
     Map<String, Object> p = valid();
     p.put(ShardwiseSettings.DDL, "validate");

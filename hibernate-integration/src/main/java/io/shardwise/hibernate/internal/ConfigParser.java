@@ -58,6 +58,7 @@ final class ConfigParser {
   byte[] rywAcceptedSecret;
   long pinTtlMs;
   Scatter scatter;
+  ShardwiseConfig.ReadHedge readHedge;
   Transactions transactions;
   SnowflakeSettings snowflake;
   long controlVersionCheckIntervalMs;
@@ -141,6 +142,7 @@ final class ConfigParser {
 
     schemaAction();
     migrations();
+    readHedge();
     scatter = new Scatter(intSetting(SettingRegistry.SCATTER_THREADS, 0),
         intSetting(SettingRegistry.SCATTER_MAX_ROWS),
         intSetting(SettingRegistry.SCATTER_FETCH_SIZE));
@@ -487,6 +489,38 @@ final class ConfigParser {
       return value;
     } catch (NumberFormatException e) {
       problems.add(key + " = '" + text + "' is not a whole number");
+      return defaultValue;
+    }
+  }
+
+  private void readHedge() {
+    int percentile = intSetting(SettingRegistry.READ_HEDGE_PERCENTILE);
+    double multiplier = decimalSetting(SettingRegistry.READ_HEDGE_MULTIPLIER, 1.0, 100.0);
+    int floorMs = intSetting(SettingRegistry.READ_HEDGE_FLOOR_MS);
+    int ceilingMs = intSetting(SettingRegistry.READ_HEDGE_CEILING_MS);
+    if (floorMs > ceilingMs) {
+      problems.add(ShardwiseSettings.READ_HEDGE_FLOOR_MS + " = " + floorMs + " is above "
+          + ShardwiseSettings.READ_HEDGE_CEILING_MS + " = " + ceilingMs + "; the floor is the shortest hedge delay and"
+          + " the ceiling the longest: lower the floor or raise the ceiling");
+    }
+    readHedge = new ShardwiseConfig.ReadHedge(booleanSetting(SettingRegistry.READ_HEDGE_ENABLED), percentile,
+        multiplier, floorMs, ceilingMs);
+  }
+
+  private double decimalSetting(Setting setting, double min, double max) {
+    String text = p.get(setting.name());
+    double defaultValue = Double.parseDouble(setting.defaultValue());
+    if (text == null || text.isBlank()) {
+      return defaultValue;
+    }
+    try {
+      double value = Double.parseDouble(text.trim());
+      if (!(value >= min && value <= max)) {
+        problems.add(setting.name() + " = " + text.trim() + " is outside " + min + ".." + max);
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      problems.add(setting.name() + " = '" + text + "' is not a number");
       return defaultValue;
     }
   }

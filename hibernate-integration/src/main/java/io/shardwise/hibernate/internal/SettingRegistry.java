@@ -183,6 +183,18 @@ public final class SettingRegistry {
       250, 60_000, 1000, "ms",
       "wait for a replica connection before reading from the primary; also how long a monitor check waits for a"
           + " server's answer before it finds the server silent");
+  static final Setting READ_HEDGE_ENABLED = flag(ShardwiseSettings.READ_HEDGE_ENABLED, false,
+      "hedge read-only callback units of work still running on a replica after the hedge delay: they run once more"
+          + " on another replica or the primary, the first answer wins ([hedged replica reads](failure-handling.md"
+          + "#hedged-replica-reads)); `ShardRoute.hedged(boolean)` per route");
+  static final Setting READ_HEDGE_PERCENTILE = integer(ShardwiseSettings.READ_HEDGE_PERCENTILE, 50, 99, 95, null,
+      "the percentile of a replica's recent units the hedge delay starts from");
+  static final Setting READ_HEDGE_MULTIPLIER = text(ShardwiseSettings.READ_HEDGE_MULTIPLIER, "decimal 1..100", "2",
+      "what that percentile is multiplied by");
+  static final Setting READ_HEDGE_FLOOR_MS = integer(ShardwiseSettings.READ_HEDGE_FLOOR_MS, 1, 600_000, 20, "ms",
+      "the shortest hedge delay").note("at most `ceiling_ms`");
+  static final Setting READ_HEDGE_CEILING_MS = integer(ShardwiseSettings.READ_HEDGE_CEILING_MS, 1, 600_000, 1000,
+      "ms", "the longest hedge delay, and the delay until a replica has 20 units");
   static final Setting RYW_SECRET = text(ShardwiseSettings.RYW_SECRET, "text, 32+ characters", null,
       "HMAC secret of consistency tokens, the same on every instance")
       .shown("none (required when a `@ReadYourWrites` entity is mapped)");

@@ -45,6 +45,19 @@ public final class ShardwiseConfig {
    * @param maxRows the most rows one scatter-gather query may hold, summed over its shards
    * @param fetchSize rows per round trip of each shard's server-side cursor
    */
+  /**
+   * Hedged replica reads ({@code shardwise.read.hedge.*}): a read-only unit of work still running on
+   * a replica after {@code clamp(percentile of that replica's recent units × multiplier, floor,
+   * ceiling)} runs once more on another node, and the first answer wins.
+   *
+   * @param enabled whether read-only routes hedge unless a route says otherwise ({@code ShardRoute.hedged})
+   * @param percentile the percentile of the replica's recent unit latencies the delay starts from (50..99)
+   * @param multiplier what that percentile is multiplied by (1..100)
+   * @param floorMs the shortest delay, whatever the percentile says
+   * @param ceilingMs the longest delay, and the delay while a replica has too few samples for a percentile
+   */
+  public record ReadHedge(boolean enabled, int percentile, double multiplier, long floorMs, long ceilingMs) {}
+
   public record Scatter(int threads, int maxRows, int fetchSize) {
     /** The pool size for {@code shardCount} shards: the configured count, else twice the shards within 4..64. */
     public int threadsFor(int shardCount) {
@@ -135,6 +148,7 @@ public final class ShardwiseConfig {
   private final byte[] rywAcceptedSecret;
   private final long pinTtlMs;
   private final Scatter scatter;
+  private final ReadHedge readHedge;
   private final Transactions transactions;
   private final SnowflakeSettings snowflake;
   private final long controlVersionCheckIntervalMs;
@@ -203,6 +217,7 @@ public final class ShardwiseConfig {
     this.rywAcceptedSecret = p.rywAcceptedSecret;
     this.pinTtlMs = p.pinTtlMs;
     this.scatter = p.scatter;
+    this.readHedge = p.readHedge;
     this.transactions = p.transactions;
     this.snowflake = p.snowflake;
   }
@@ -395,6 +410,10 @@ public final class ShardwiseConfig {
 
   public Scatter scatter() {
     return scatter;
+  }
+
+  public ReadHedge readHedge() {
+    return readHedge;
   }
 
   public Transactions transactions() {

@@ -163,13 +163,16 @@ public final class ShardwiseConnectionProvider implements MultiTenantConnectionP
     if (observations != null) {
       observations.connectionServed(shardId, reads.nodeOf(shardId, connection));
     }
-    return ShardConnection.forReadOnlySession(ShardConnection.wrap(connection, shardId,
+    Connection handedOut = ShardConnection.forReadOnlySession(ShardConnection.wrap(connection, shardId,
         () -> reads.nodeOf(shardId, connection), reads.socketTimeoutMs(shardId, connection),
         reads.breakerOf(shardId, connection), reads.statementsOf(shardId, connection)));
+    reads.lent(handedOut, connection);
+    return handedOut;
   }
 
   @Override
   public void releaseReadOnlyConnection(String shardId, Connection connection) throws SQLException {
+    reads.returning(connection);
     if (ShardContextResolver.NO_SHARD.equals(shardId)) {
       releaseLateBound(connection);
       return;

@@ -79,6 +79,8 @@ public final class ShardConnection implements Connection {
   private boolean readOnlySession;
   /** Why the breaker aborted this connection ({@link #abort}), written by the aborting thread; null while it was not. */
   private volatile String abortedBecause;
+  /** Aborted by {@link #abandon}: its failure says nothing about the server, and its breaker does not count it. */
+  private volatile boolean abandoned;
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
       NodeBreaker breaker, StatementTimer statements, Object lender) {
@@ -253,6 +255,27 @@ public final class ShardConnection implements Connection {
     return c;
   }
 
+  /**
+   * Aborts {@code c} (a connection from {@link #wrap}; others are left alone) because its work is no
+   * longer wanted — a hedged read answered elsewhere first — not because its server failed: the
+   * caller inside a statement on it fails at once, and the server's breaker does not count that.
+   * Returns the driver connection beneath (for a cancel request to the server), or null.
+   */
+  public static org.postgresql.core.BaseConnection abandon(Connection c, String why) {
+    if (!(c instanceof ShardConnection shard)) {
+      return null;
+    }
+    org.postgresql.core.BaseConnection driver;
+    try {
+      driver = shard.target.unwrap(org.postgresql.core.BaseConnection.class);
+    } catch (SQLException | RuntimeException closedOrOther) {
+      driver = null; // returned to its pool already: nothing runs on it for this work any more
+    }
+    shard.abandoned = true;
+    shard.abort(why);
+    return driver;
+  }
+
   /** Whether {@code c} (a connection from {@link #wrap}) was aborted because its server was found silent. */
   public static boolean wasAborted(Connection c) {
     return c instanceof ShardConnection shard && shard.abortedBecause != null;
@@ -390,7 +413,9 @@ public final class ShardConnection implements Connection {
       return e;
     }
     String server = server();
-    String what = aborted != null
+    String what = abandoned
+        ? "another node answered this hedged read first, so Shardwise closed the connection to its " + server
+        : aborted != null
         ? "its " + server + " stopped answering (" + aborted + "), so Shardwise closed the connection instead of"
             + " waiting for the socket timeout (SQLSTATE " + e.getSQLState() + ": " + e.getMessage() + ")"
         : isTimeout(e) && deadlineNanos != 0 && System.nanoTime() - deadlineNanos >= 0
@@ -412,7 +437,7 @@ public final class ShardConnection implements Connection {
         + "", shardId, server, e);
     if (failure == null) {
       failure = lost;
-      if (breaker != null) {
+      if (breaker != null && !abandoned) {
         breaker.failed(false, what);
       }
     }

@@ -41,6 +41,7 @@ public final class ReadPath implements AutoCloseable {
   private final LongAdder primaryReads = new LongAdder();
   private final AtomicInteger noShardTurn = new AtomicInteger();
   private final ShardwiseMetrics metrics;
+  private final HedgedReads hedges;
 
   private ReadPath(ShardwiseConfig config, ShardPools primaries, Supplier<ShardMap> maps,
       Function<String, String> entityOfTable, ShardwiseMetrics metrics) {
@@ -52,6 +53,26 @@ public final class ReadPath implements AutoCloseable {
     this.replicas = new ReplicaPools(config, primaries::retire, metrics);
     this.selector = ReplicaSelector.of(config.leastOutstanding());
     this.monitor = new ReplicaMonitor(config, primaries, replicas, maps, metrics);
+    this.hedges = new HedgedReads(config);
+  }
+
+  /** Hedged replica reads of this persistence unit. */
+  public HedgedReads hedges() {
+    return hedges;
+  }
+
+  /**
+   * The read-only session on this thread was handed {@code handedOut}, the connection Hibernate
+   * uses, which stands for {@code fromHere} (a connection from {@link #connection}). Costs one
+   * thread-local read unless the session is an attempt of a hedged read.
+   */
+  public void lent(Connection handedOut, Connection fromHere) {
+    HedgedReads.lent(handedOut, ReadOnlyConnection.replicaOf(fromHere));
+  }
+
+  /** The read-only session on this thread gives back {@code handedOut} (as given to {@link #lent}). */
+  public void returning(Connection handedOut) {
+    HedgedReads.returned(handedOut);
   }
 
   /**
@@ -315,6 +336,7 @@ public final class ReadPath implements AutoCloseable {
 
   @Override
   public void close() {
+    hedges.close();
     monitor.close();
     replicas.close();
   }

@@ -32,6 +32,8 @@ final class ReplicaNode {
   final NodeBreaker breaker;
   /** Times the statements of sessions reading from this replica; null without metrics. */
   final io.shardwise.hibernate.internal.jdbc.StatementTimer statements;
+  /** Recent hedgeable read-only units of work on this replica, for the hedge delay ({@link HedgedReads}). */
+  final ReadLatency latency = new ReadLatency();
   private volatile RetiringPool pool;
   private boolean leftMap;
 

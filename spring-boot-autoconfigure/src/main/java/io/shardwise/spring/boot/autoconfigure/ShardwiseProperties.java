@@ -76,6 +76,8 @@ public class ShardwiseProperties {
 
   private final Replica replica = new Replica();
 
+  private final Read read = new Read();
+
   private final Ryw ryw = new Ryw();
 
   private final Tx tx = new Tx();
@@ -173,6 +175,11 @@ public class ShardwiseProperties {
     put(p, ShardwiseSettings.REPLICA_MAX_LAG_BYTES, replica.maxLagBytes);
     put(p, ShardwiseSettings.REPLICA_MONITOR_INTERVAL, replica.monitorIntervalMs);
     put(p, ShardwiseSettings.REPLICA_CONNECTION_TIMEOUT, replica.connectionTimeoutMs);
+    put(p, ShardwiseSettings.READ_HEDGE_ENABLED, read.hedge.enabled);
+    put(p, ShardwiseSettings.READ_HEDGE_PERCENTILE, read.hedge.percentile);
+    put(p, ShardwiseSettings.READ_HEDGE_MULTIPLIER, read.hedge.multiplier);
+    put(p, ShardwiseSettings.READ_HEDGE_FLOOR_MS, read.hedge.floorMs);
+    put(p, ShardwiseSettings.READ_HEDGE_CEILING_MS, read.hedge.ceilingMs);
     put(p, ShardwiseSettings.RYW_SECRET, ryw.secret);
     put(p, ShardwiseSettings.RYW_PIN_TTL, ryw.pinTtlMs);
     put(p, ShardwiseSettings.TX_ENABLED, tx.enabled);
@@ -442,6 +449,73 @@ public class ShardwiseProperties {
 
     public void setConnectionTimeoutMs(Integer connectionTimeoutMs) {
       this.connectionTimeoutMs = connectionTimeoutMs;
+    }
+  }
+
+  /** Read-only units of work on replicas. */
+  public static class Read {
+    private final Hedge hedge = new Hedge();
+
+    public Hedge getHedge() {
+      return hedge;
+    }
+  }
+
+  /** Hedged replica reads (docs/failure-handling.md, Hedged replica reads). */
+  public static class Hedge {
+    /** Hedge read-only ShardRoute units of work still running on a replica after the hedge delay (runtime default false). */
+    private Boolean enabled;
+
+    /** The percentile of a replica's recent units the hedge delay starts from, 50..99 (runtime default 95). */
+    private Integer percentile;
+
+    /** What that percentile is multiplied by, 1..100 (runtime default 2). */
+    private Double multiplier;
+
+    /** The shortest hedge delay, in milliseconds (runtime default 20). */
+    private Integer floorMs;
+
+    /** The longest hedge delay, and the delay until a replica has 20 units, in milliseconds (runtime default 1000). */
+    private Integer ceilingMs;
+
+    public Boolean getEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(Boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Integer getPercentile() {
+      return percentile;
+    }
+
+    public void setPercentile(Integer percentile) {
+      this.percentile = percentile;
+    }
+
+    public Double getMultiplier() {
+      return multiplier;
+    }
+
+    public void setMultiplier(Double multiplier) {
+      this.multiplier = multiplier;
+    }
+
+    public Integer getFloorMs() {
+      return floorMs;
+    }
+
+    public void setFloorMs(Integer floorMs) {
+      this.floorMs = floorMs;
+    }
+
+    public Integer getCeilingMs() {
+      return ceilingMs;
+    }
+
+    public void setCeilingMs(Integer ceilingMs) {
+      this.ceilingMs = ceilingMs;
     }
   }
 
@@ -852,6 +926,10 @@ public class ShardwiseProperties {
 
   public Migrations getMigrations() {
     return migrations;
+  }
+
+  public Read getRead() {
+    return read;
   }
 
   public Replica getReplica() {
