@@ -18,9 +18,11 @@ import java.util.Properties;
  * @param jdbcUrl the existing database, read-only; null for shape only
  * @param json where to write the JSON, or null; {@code -} for standard output instead of the report
  * @param patch where to write the annotated listing, or null
+ * @param queryLog a PostgreSQL log or a file of SQL statements whose occurrences weigh the queries,
+ *     or null
  */
 public record AdvisorRun(List<Path> classPath, List<String> packages, String jdbcUrl, String user,
-    String password, Path json, Path patch) {
+    String password, Path json, Path patch, Path queryLog) {
 
   public Advice run(PrintWriter out) {
     Properties login = new Properties();
@@ -30,7 +32,7 @@ public record AdvisorRun(List<Path> classPath, List<String> packages, String jdb
     if (password != null) {
       login.setProperty("password", password);
     }
-    Advice advice = ShardKeyAdvisor.advise(classPath, packages, jdbcUrl, login);
+    Advice advice = ShardKeyAdvisor.advise(classPath, packages, jdbcUrl, login, queryLog);
     boolean jsonToStdout = json != null && json.toString().equals("-");
     out.print(jsonToStdout ? advice.json() : advice.text());
     try {
