@@ -73,7 +73,11 @@ class ShardwiseJarIT {
   @Test
   void theJarAdvisesOnAnApplicationsClassesGivenByPathOnly() throws Exception {
     Path classes = AdviseCommandTest.compileAdoptedBefore(work.resolve("app-classes"));
-    Run advice = javaJar("advise", "--classes", classes.toString(), "--package", "io.shardwise.sample.adopted");
+    String persistenceApi = java.util.Arrays.stream(System.getProperty("java.class.path").split(":"))
+        .filter(entry -> entry.contains("jakarta.persistence-api")).findFirst().orElseThrow();
+    // as `mvn dependency:build-classpath` gives the application's jars: one class path, colon-separated
+    Run advice = javaJar("advise", "--classes", classes + ":" + persistenceApi, "--package",
+        "io.shardwise.sample.adopted");
     assertEquals(0, advice.exit(), advice.both());
     assertTrue(advice.out().contains("== Root Owner: shard key Owner.id =="), advice.both());
   }
