@@ -45,7 +45,7 @@ public final class AdvisorMain {
       String value = args[++i];
       switch (option) {
         case "--classes" -> {
-          for (String entry : value.split(",|:(?![/\\\\])")) {
+          for (String entry : value.split(",")) {
             classes.add(Path.of(entry));
           }
         }

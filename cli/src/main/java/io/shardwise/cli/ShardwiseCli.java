@@ -111,10 +111,9 @@ public final class ShardwiseCli {
           + " --jdbc-url jdbc:postgresql://localhost/app --patch advice.txt",
           "  shardwise advise --classes target/classes:$(cat cp.txt) --query-log postgresql.log --json -"})
   static final class Advise implements Callable<Integer> {
-    @Option(names = "--classes", required = true, split = ",|:(?![/\\\\])", splitSynopsisLabel = ",",
-        paramLabel = "PATH",
+    @Option(names = "--classes", required = true, split = ",", paramLabel = "PATH",
         description = "the application's class directories or jars (its compiled entities and repositories, and the"
-            + " jars they need to load), separated by commas or colons as a class path; repeatable")
+            + " jars they need to load), separated by commas or as a class path (: or ; on Windows); repeatable")
     List<Path> classes = new ArrayList<>();
 
     @Option(names = "--package", description = "an entity or repository package; repeatable (default: every class)")
