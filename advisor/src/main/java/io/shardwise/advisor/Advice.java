@@ -16,15 +16,18 @@ public final class Advice {
   final List<Proposal> ranked;
   final List<Proposal> candidates;
   final boolean callsWeighted;
+  /** Where the calls that weigh the queries come from, or null when every query counts once. */
+  final String weightedBy;
   long elapsedNanos;
 
   Advice(JpaModel model, DatabaseStatistics statistics, List<Proposal> ranked, List<Proposal> candidates,
-      boolean callsWeighted) {
+      String weightedBy) {
     this.model = model;
     this.statistics = statistics;
     this.ranked = ranked;
     this.candidates = candidates;
-    this.callsWeighted = callsWeighted;
+    this.callsWeighted = weightedBy != null;
+    this.weightedBy = weightedBy;
   }
 
   Proposal best() {
@@ -70,6 +73,7 @@ public final class Advice {
     root.put("database", statistics != null);
     root.put("catalogQueries", statistics == null ? 0 : statistics.catalogQueries());
     root.put("callsWeighted", callsWeighted);
+    root.put("weightedBy", weightedBy);
     root.put("elapsedMillis", elapsedNanos / 1_000_000);
     List<Object> candidateList = new ArrayList<>();
     for (Proposal candidate : candidates) {

@@ -12,7 +12,8 @@ import java.util.List;
  * <pre>
  * java -cp shardwise-advisor.jar:... io.shardwise.advisor.AdvisorMain \
  *     --classes target/classes --package com.example.domain \
- *     [--jdbc-url jdbc:postgresql://host/db --user u --password p] [--json advice.json] [--patch advice.txt]
+ *     [--jdbc-url jdbc:postgresql://host/db --user u --password p] [--query-log postgresql.log]
+ *     [--json advice.json] [--patch advice.txt]
  * </pre>
  */
 public final class AdvisorMain {
@@ -35,6 +36,7 @@ public final class AdvisorMain {
     String password = System.getenv("SHARDWISE_PASSWORD");
     Path json = null;
     Path patch = null;
+    Path queryLog = null;
     for (int i = 0; i < args.length; i++) {
       String option = args[i];
       if (i + 1 >= args.length) {
@@ -42,20 +44,25 @@ public final class AdvisorMain {
       }
       String value = args[++i];
       switch (option) {
-        case "--classes" -> classes.add(Path.of(value));
+        case "--classes" -> {
+          for (String entry : value.split(",")) {
+            classes.add(Path.of(entry));
+          }
+        }
         case "--package" -> packages.add(value);
         case "--jdbc-url" -> url = value;
         case "--user" -> user = value;
         case "--password" -> password = value;
         case "--json" -> json = Path.of(value);
         case "--patch" -> patch = Path.of(value);
+        case "--query-log" -> queryLog = Path.of(value);
         default -> throw new AdvisorException("Unknown option " + option + ": use --classes, --package, --jdbc-url,"
-            + " --user, --password, --json, --patch");
+            + " --user, --password, --query-log, --json, --patch");
       }
     }
     if (classes.isEmpty()) {
       throw new AdvisorException("Name the compiled classes: --classes target/classes (repeat for jars)");
     }
-    return new AdvisorRun(classes, packages, url, user, password, json, patch);
+    return new AdvisorRun(classes, packages, url, user, password, json, patch, queryLog);
   }
 }

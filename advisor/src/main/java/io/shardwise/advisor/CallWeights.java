@@ -4,6 +4,8 @@ import io.shardwise.advisor.JpaModel.Attribute;
 import io.shardwise.advisor.JpaModel.DeclaredQuery;
 import io.shardwise.advisor.JpaModel.Entity;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -12,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * How often each declared query ran, from {@code pg_stat_statements}: a JPQL query and the SQL
+ * How often each declared query ran, from {@code pg_stat_statements} or a {@link QueryLog}: a JPQL query and the SQL
  * Hibernate made of it match when they read the same tables and compare the same columns in their
  * WHERE clauses. A query no statement matches gets no calls (it did not run since the counters
  * were reset); names are compared in lower case without underscores, so either naming strategy
@@ -32,11 +34,28 @@ final class CallWeights {
   private final JpaModel model;
   private final Map<String, Long> callsBySignature = new HashMap<>();
 
-  CallWeights(JpaModel model, DatabaseStatistics statistics) {
+  private final String source;
+  private long allCalls;
+
+  /** @param source where the counts come from, as the report names it */
+  CallWeights(JpaModel model, List<DatabaseStatistics.StatementCalls> statements, String source) {
     this.model = model;
-    for (DatabaseStatistics.StatementCalls statement : statistics.statements()) {
+    this.source = source;
+    for (DatabaseStatistics.StatementCalls statement : statements) {
       callsBySignature.merge(sqlSignature(statement.query()), statement.calls(), Long::sum);
+      allCalls += statement.calls();
     }
+  }
+
+  /** Where the counts come from, and how many of the calls a declared query matched. */
+  String describe() {
+    Set<String> declared = new HashSet<>();
+    for (DeclaredQuery query : model.queries()) {
+      declared.add(hqlSignature(query));
+    }
+    long matched = callsBySignature.entrySet().stream().filter(e -> declared.contains(e.getKey()))
+        .mapToLong(Map.Entry::getValue).sum();
+    return String.format(Locale.ROOT, "%s (%,d of %,d calls matched a declared query)", source, matched, allCalls);
   }
 
   long calls(DeclaredQuery query) {

@@ -9,24 +9,44 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Enumeration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 /**
  * The classes of an application's class directories and jars under the given packages, loaded
- * without initialising them (no static initialiser of the application runs).
+ * without initialising them (no static initialiser of the application runs). Those classes come
+ * from the given class path even when a class of the same name is visible to the advisor itself
+ * (the application's own build running the advisor, an older copy of the model on its class path);
+ * every other class (JPA, Spring Data, the JDK) is the advisor's, so that annotations are recognised.
+ * Without packages, the classes of the directories are the application's, those of jars are not.
  */
 final class ClassScanner {
   private ClassScanner() {}
 
   static List<Class<?>> load(List<Path> classPath, List<String> packages, ClassLoader parent) {
     URL[] urls = classPath.stream().map(ClassScanner::url).toArray(URL[]::new);
-    URLClassLoader loader = new URLClassLoader(urls, parent);
-    List<Class<?>> classes = new ArrayList<>();
+    Map<Path, List<String>> namesByEntry = new LinkedHashMap<>();
+    Set<String> application = new HashSet<>();
     for (Path entry : classPath) {
-      for (String name : classNames(entry)) {
+      List<String> names = classNames(entry);
+      namesByEntry.put(entry, names);
+      for (String name : names) {
+        if (packages.isEmpty() ? Files.isDirectory(entry) : inPackages(name, packages)) {
+          application.add(name);
+        }
+      }
+    }
+    ApplicationFirst loader = new ApplicationFirst(urls, parent, application);
+    List<Class<?>> classes = new ArrayList<>();
+    for (Map.Entry<Path, List<String>> entryNames : namesByEntry.entrySet()) {
+      Path entry = entryNames.getKey();
+      for (String name : entryNames.getValue()) {
         if (inPackages(name, packages)) {
           try {
             classes.add(Class.forName(name, false, loader));
@@ -38,6 +58,33 @@ final class ClassScanner {
       }
     }
     return classes;
+  }
+
+  /** Loads the application's classes from its class path before asking the parent; the rest parent first. */
+  private static final class ApplicationFirst extends URLClassLoader {
+    private final Set<String> application;
+
+    ApplicationFirst(URL[] urls, ClassLoader parent, Set<String> application) {
+      super(urls, parent);
+      this.application = application;
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+      if (!application.contains(name)) {
+        return super.loadClass(name, resolve);
+      }
+      synchronized (getClassLoadingLock(name)) {
+        Class<?> loaded = findLoadedClass(name);
+        if (loaded == null) {
+          loaded = findClass(name);
+        }
+        if (resolve) {
+          resolveClass(loaded);
+        }
+        return loaded;
+      }
+    }
   }
 
   private static boolean inPackages(String className, List<String> packages) {

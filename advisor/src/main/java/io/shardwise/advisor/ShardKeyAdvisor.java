@@ -39,12 +39,19 @@ public final class ShardKeyAdvisor {
 
   private final JpaModel model;
   private final DatabaseStatistics statistics;
+  private final CallWeights loggedCalls;
   private final Map<Entity, List<Entity>> toOneReferrers = new HashMap<>();
   private final Map<Entity, String> snakeColumns = new HashMap<>();
 
   ShardKeyAdvisor(JpaModel model, DatabaseStatistics statistics) {
+    this(model, statistics, null);
+  }
+
+  /** @param loggedCalls the calls a query log counted, or null to take pg_stat_statements' when installed */
+  ShardKeyAdvisor(JpaModel model, DatabaseStatistics statistics, CallWeights loggedCalls) {
     this.model = model;
     this.statistics = statistics;
+    this.loggedCalls = loggedCalls;
     for (Entity entity : model.entities()) {
       for (Attribute attribute : entity.attributes.values()) {
         Entity target = model.target(attribute);
@@ -60,6 +67,16 @@ public final class ShardKeyAdvisor {
 
   /** Reads the classes (and, with a URL, the database's statistics) and advises. */
   public static Advice advise(List<Path> classPath, List<String> packages, String jdbcUrl, Properties login) {
+    return advise(classPath, packages, jdbcUrl, login, null);
+  }
+
+  /**
+   * Reads the classes (and, with a URL, the database's statistics) and advises, weighing each query
+   * by how often it occurs in {@code queryLog} (see {@link QueryLog}) when one is given, in place of
+   * {@code pg_stat_statements}' calls.
+   */
+  public static Advice advise(List<Path> classPath, List<String> packages, String jdbcUrl, Properties login,
+      Path queryLog) {
     long start = System.nanoTime();
     JpaModel model = JpaModelReader.read(ClassScanner.load(classPath, packages, ShardKeyAdvisor.class.getClassLoader()));
     if (model.entities().isEmpty()) {
@@ -69,7 +86,9 @@ public final class ShardKeyAdvisor {
     }
     DatabaseStatistics statistics = jdbcUrl == null ? null
         : DatabaseStatistics.read(jdbcUrl, login == null ? new Properties() : login, keyColumns(model));
-    Advice advice = new ShardKeyAdvisor(model, statistics).advise();
+    CallWeights logged = queryLog == null ? null
+        : new CallWeights(model, QueryLog.read(queryLog), "the query log " + queryLog.getFileName());
+    Advice advice = new ShardKeyAdvisor(model, statistics, logged).advise();
     advice.elapsedNanos = System.nanoTime() - start;
     return advice;
   }
@@ -108,8 +127,9 @@ public final class ShardKeyAdvisor {
     }
     shaped.sort(Comparator.comparingDouble((Proposal p) -> p.coverage).reversed()
         .thenComparing(p -> -p.count(Kind.CO_LOCATED)).thenComparing(p -> p.root.name));
-    CallWeights weights = statistics != null && statistics.statementsInstalled()
-        ? new CallWeights(model, statistics) : null;
+    CallWeights weights = loggedCalls != null ? loggedCalls
+        : statistics != null && statistics.statementsInstalled()
+            ? new CallWeights(model, statistics.statements(), "pg_stat_statements calls") : null;
     model.queries().parallelStream().forEach(DeclaredQuery::parsed);
     List<Proposal> judged = new ArrayList<>(shaped.subList(0, Math.min(FULLY_JUDGED, shaped.size())));
     for (Proposal proposal : judged) {
@@ -117,7 +137,7 @@ public final class ShardKeyAdvisor {
       proposal.balance = balance(proposal);
     }
     judged.sort(Comparator.comparingDouble(Proposal::score).reversed());
-    return new Advice(model, statistics, judged, shaped, weights != null);
+    return new Advice(model, statistics, judged, shaped, weights == null ? null : weights.describe());
   }
 
   /** How many entities reach this one by chains of to-one associations: the cheap first cut of the candidates. */

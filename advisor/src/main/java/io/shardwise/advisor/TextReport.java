@@ -19,11 +19,12 @@ final class TextReport {
 
   private String write() {
     JpaModel model = advice.model;
-    line("Shardwise shard-key advice: %d entities, %d quer%s, %s (%.1f s)", model.entities().size(),
+    line("Shardwise shard-key advice: %d entities, %d quer%s, %s%s (%.1f s)", model.entities().size(),
         model.queries().size(), model.queries().size() == 1 ? "y" : "ies", advice.statistics == null ? "no database (shape only: give --jdbc-url for sizes,"
             + " writes and balance)" : "database statistics read in " + advice.statistics.catalogQueries()
-            + " catalog queries" + (advice.callsWeighted ? ", queries weighted by pg_stat_statements calls"
-            : ", pg_stat_statements not installed: every query counts once"), advice.elapsedSeconds());
+            + " catalog queries", advice.callsWeighted ? ", queries weighted by " + advice.weightedBy
+            : advice.statistics != null ? ", pg_stat_statements not installed: every query counts once" : "",
+        advice.elapsedSeconds());
     line("");
     line("Candidate roots, ranked by score = 1/2 coverage (share of %s placed in the group or as reference"
         + " tables) + 1/2 share of %s that run on one shard once each \"needs one predicate\" query adds it:",

@@ -37,7 +37,7 @@ class SaasDatabaseTest {
   @Test
   void picksTheTenantNamesTheHotTenantAndWeighsTheQueriesByTheirCalls(@Node(shard = 0) String url)
       throws Exception {
-    sql(url, "CREATE EXTENSION pg_stat_statements",
+    Sources.sql(url, "CREATE EXTENSION pg_stat_statements",
         "CREATE TABLE plans (id integer PRIMARY KEY, name text)",
         "CREATE TABLE tenants (id bigint PRIMARY KEY, name text, plan_id integer REFERENCES plans)",
         "CREATE TABLE members (id bigint PRIMARY KEY, email text UNIQUE, tenant_id bigint REFERENCES tenants)",
@@ -56,7 +56,7 @@ class SaasDatabaseTest {
         "ANALYZE",
         "SELECT pg_stat_statements_reset()");
     runTheApplicationsQueries(url);
-    long writesBefore = writes(url);
+    long writesBefore = Sources.writes(url);
 
     Properties login = new Properties();
     login.setProperty("user", "postgres");
@@ -68,7 +68,7 @@ class SaasDatabaseTest {
 
     assertEquals("Tenant", best.root.name, report);
     assertEquals(5, advice.statistics.catalogQueries(), "tables, foreign keys, pg_stats, extension, statements");
-    assertEquals(writesBefore, writes(url), "the advisor wrote nothing");
+    assertEquals(writesBefore, Sources.writes(url), "the advisor wrote nothing");
 
     Placement plan = Sources.placement(best, "Plan");
     assertEquals(Placement.Kind.REFERENCE, plan.kind());
@@ -89,12 +89,12 @@ class SaasDatabaseTest {
     assertTrue(report.contains("hot: key 7 holds 29.9% of the rows"), report);
 
     assertTrue(advice.callsWeighted);
-    assertEquals(40, weight(best, "Project.ofTenant"));
-    assertEquals(20, weight(best, "Invoice.ofTenant"));
-    assertEquals(100, weight(best, "Task.ofProject"));
-    assertEquals(30, weight(best, "Member.byEmail"));
-    assertEquals(10, weight(best, "Tenant.byName"));
-    assertEquals(0, weight(best, "Comment.ofTask"), "never ran");
+    assertEquals(40, Sources.weight(best, "Project.ofTenant"));
+    assertEquals(20, Sources.weight(best, "Invoice.ofTenant"));
+    assertEquals(100, Sources.weight(best, "Task.ofProject"));
+    assertEquals(30, Sources.weight(best, "Member.byEmail"));
+    assertEquals(10, Sources.weight(best, "Tenant.byName"));
+    assertEquals(0, Sources.weight(best, "Comment.ofTask"), "never ran");
     assertEquals(60.0 / 200, best.singleShardShare, 1e-9, report);
     assertEquals(160.0 / 200, best.singleShardOnceFixedShare(), 1e-9, "Task.ofProject's 100 calls need one predicate");
     Proposal project = advice.ranked.stream().filter(p -> p.root.name.equals("Project")).findFirst().orElseThrow();
@@ -130,26 +130,6 @@ class SaasDatabaseTest {
           session.createNamedQuery("Tenant.byName", Tenant.class).setParameter("name", "tenant " + i).getResultList();
         }
       });
-    }
-  }
-
-  private static double weight(Proposal proposal, String query) {
-    return proposal.verdicts.stream().filter(v -> v.query().name().equals(query)).findFirst().orElseThrow().weight();
-  }
-
-  private static long writes(String url) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url, "postgres", null); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT sum(n_tup_ins + n_tup_upd + n_tup_del) FROM pg_stat_user_tables")) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  private static void sql(String url, String... statements) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url, "postgres", null); Statement st = c.createStatement()) {
-      for (String statement : statements) {
-        st.execute(statement);
-      }
     }
   }
 }

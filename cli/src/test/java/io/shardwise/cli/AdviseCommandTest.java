@@ -19,13 +19,7 @@ class AdviseCommandTest {
 
   @Test
   void advisesOnTheUnshardedSampleModelAndWritesJsonAndPatch() throws Exception {
-    Path classes = work.resolve("classes");
-    List<String> javac = new ArrayList<>(List.of("-proc:none", "-d", classes.toString(), "-classpath",
-        System.getProperty("java.class.path")));
-    try (Stream<Path> files = Files.walk(Path.of("../sample-app/adopted-before"))) {
-      files.filter(f -> f.toString().endsWith(".java")).forEach(f -> javac.add(f.toString()));
-    }
-    assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, javac.toArray(String[]::new)));
+    Path classes = compileAdoptedBefore(work.resolve("classes"));
 
     Path json = work.resolve("advice.json");
     Path patch = work.resolve("advice.txt");
@@ -37,6 +31,17 @@ class AdviseCommandTest {
     assertTrue(run.out().contains("  PetType              reference table"), run.out());
     assertTrue(Files.readString(json).contains("\"recommended\": \"Owner\""));
     assertTrue(Files.readString(patch).contains("@CoLocated(with = Owner.class, via = \"pet.owner\")"));
+  }
+
+  /** The sample app's unsharded model ({@code sample-app/adopted-before}), compiled as the application compiles it. */
+  static Path compileAdoptedBefore(Path classes) throws Exception {
+    List<String> javac = new ArrayList<>(List.of("-proc:none", "-d", classes.toString(), "-classpath",
+        System.getProperty("java.class.path")));
+    try (Stream<Path> files = Files.walk(Path.of("../sample-app/adopted-before"))) {
+      files.filter(f -> f.toString().endsWith(".java")).forEach(f -> javac.add(f.toString()));
+    }
+    assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, javac.toArray(String[]::new)));
+    return classes;
   }
 
   @Test

@@ -20,6 +20,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -44,19 +45,32 @@ class CommandLineAsUserTest {
 
   /** Runs {@code shardwise args...} in a child JVM; one still running after two minutes is killed (a failure). */
   static Run shardwise(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), ShardwiseCli.class.getName()));
+    List<String> command = new ArrayList<>(List.of(java(), "-cp", System.getProperty("java.class.path"),
+        ShardwiseCli.class.getName()));
     command.addAll(List.of(args));
+    return run(command, Map.of());
+  }
+
+  static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /**
+   * Runs {@code command} as a child process with no {@code SHARDWISE_*} variable of this JVM's
+   * environment and {@code environment} on top; its output as the shell sees it once it exited.
+   */
+  static Run run(List<String> command, Map<String, String> environment) throws Exception {
     Path out = Files.createTempFile("shardwise-cli-out-", ".txt");
     Path err = Files.createTempFile("shardwise-cli-err-", ".txt");
     try {
       ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
           .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
       builder.environment().keySet().removeIf(name -> name.startsWith("SHARDWISE_"));
+      builder.environment().putAll(environment);
       Process p = builder.start();
       if (!p.waitFor(120, TimeUnit.SECONDS)) {
         p.destroyForcibly();
-        throw new AssertionError("shardwise " + String.join(" ", args) + " did not exit within 120 s; stdout:\n"
+        throw new AssertionError(String.join(" ", command) + " did not exit within 120 s; stdout:\n"
             + Files.readString(out));
       }
       return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),

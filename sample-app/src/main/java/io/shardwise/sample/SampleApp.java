@@ -1,5 +1,6 @@
 package io.shardwise.sample;
 
+import io.shardwise.advisor.Advice;
 import io.shardwise.hibernate.ShardContext;
 import io.shardwise.hibernate.ShardKeyException;
 import io.shardwise.hibernate.ShardKeyMissingException;
@@ -64,6 +65,14 @@ public final class SampleApp {
     quietLogging();
     Walkthrough walk = new Walkthrough(System.out, System.console() != null);
     walk.title("Shardwise sample: an e-commerce store on a sharded PostgreSQL");
+
+    walk.step("Before sharding: shardwise advise on an unsharded model (owners -> pets -> visits, sample-app/adopted-before)");
+    Advice advice = AdviseStep.advise(AdviseStep.sources());
+    advice.text().lines().filter(line -> !line.startsWith("Next:")).forEach(line -> walk.say("%s", line));
+    walk.say("The same from a terminal: shardwise advise --classes target/classes --package %s --patch advice.txt",
+        AdviseStep.PACKAGE);
+    walk.say("Applied by hand, this proposal is %s.* (docs/adopting.md); the store below was annotated the same way.",
+        AdviseStep.PACKAGE);
 
     walk.step("Start the embedded topology: 3 shards, each a primary and a streaming replica");
     try (PostgresTopology pg = PostgresTopology.builder().shards(3).replicasPerShard(1).start()) {
