@@ -1,6 +1,5 @@
 package io.shardwise.sample.clinic;
 
-import io.shardwise.spring.WithShard;
 import java.util.List;
 import org.springframework.data.domain.Page;
 import org.springframework.data.domain.PageRequest;
@@ -34,7 +33,6 @@ public class Clinic {
     return owners.findById(ownerId).orElseThrow(() -> new NotFoundException("No owner " + ownerId));
   }
 
-  @WithShard(newRoot = Owner.class)
   @Transactional
   public Owner register(Owner owner) {
     return owners.save(owner);

@@ -3,7 +3,6 @@ package io.shardwise.sample.clinic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.shardwise.spring.boot.test.InShard;
 import io.shardwise.testkit.junit.ShardedPostgres;
 import java.time.LocalDate;
 import org.junit.jupiter.api.Test;
@@ -37,7 +36,6 @@ class ClinicServiceTest {
   }
 
   @Test
-  @InShard(key = "10")
   void findsAnOwnerWithPetsAndVisits() {
     Owner owner = clinic.owner(10);
     assertThat(owner.getName()).isEqualTo("Luc Dubois");
@@ -48,13 +46,11 @@ class ClinicServiceTest {
   }
 
   @Test
-  @InShard(key = "99")
   void anUnknownOwnerIsNotFound() {
     assertThatThrownBy(() -> clinic.owner(99)).isInstanceOf(NotFoundException.class);
   }
 
   @Test
-  @InShard(shard = "s0")
   void registersANewOwnerWithAnIdAboveTheSeedRows() {
     Owner owner = new Owner();
     owner.setFirstName("Ada");
@@ -67,7 +63,6 @@ class ClinicServiceTest {
   }
 
   @Test
-  @InShard(key = "3")
   void savesAPetAndAVisitAddedToADetachedOwner() {
     Owner owner = clinic.owner(3);
     entities.clear();
