@@ -12,8 +12,9 @@ import io.shardwise.hibernate.resharding.ReshardTable;
 import io.shardwise.hibernate.resharding.ReshardWorkflow;
 import io.shardwise.hibernate.resharding.Resharding;
 import io.shardwise.hibernate.resharding.SwitchResult;
-import io.shardwise.hibernate.resharding.internal.CrashPoints;
 import io.shardwise.hibernate.routing.BucketStrategy;
+import io.shardwise.hibernate.routing.ControlDatabase;
+import io.shardwise.hibernate.routing.ControlDatabaseShardMapSource;
 import io.shardwise.hibernate.routing.PgHash;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardKeyType;
@@ -33,7 +34,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.hibernate.SessionFactory;
 
@@ -49,9 +49,11 @@ import org.hibernate.SessionFactory;
  * shard just added, whose pool has never been used.
  *
  * <p>For each switch: the mover's own pause (drain, catch-up, fences, map change, release) and the
- * writers' p99 and max over every unit of work in flight within 100 ms of the freeze (from the
- * freeze's start, found from the moment the mover reaches its flip less the drain and catch-up it
- * reports, to its end); the 1-minute load average at the switch. A switch abandoned within the pause
+ * writers' p99 and max over every unit of work in flight within 100 ms of the freeze, and the
+ * 1-minute load average at the switch. The freeze is located on the benchmark's clock by a follower
+ * of the control database of its own: the commit's notification is sent inside the freeze, so the
+ * freeze lies within the mover's pause before and after the moment the follower saw the new
+ * version; the window is that span widened by 100 ms each side (wider than the freeze ± 100 ms). A switch abandoned within the pause
  * limit is run again, as an operator would, and listed.
  *
  * <pre>
@@ -118,12 +120,11 @@ public final class WriteSwitchWorkload {
         exec(urls[0], "INSERT INTO bench_account (id, balance) SELECT g, 0 FROM generate_series(0, " + (accounts - 1)
             + ") g", "VACUUM ANALYZE bench_account");
         WriteSwitchWorkload workload = new WriteSwitchWorkload(ShardedSessions.of(sf), accounts);
-        AtomicLong reachedFlip = new AtomicLong();
-        CrashPoints.install(point -> {   // the moment the mover is inside its freeze, about to flip (a clock read, nothing else)
-          if (point == CrashPoints.Point.AFTER_FREEZE || point == CrashPoints.Point.AFTER_REVERSE_FREEZE) {
-            reachedFlip.set(System.nanoTime());
-          }
-        });
+        // a follower of the control database of the benchmark's own: when it sees a version is when the flip committed
+        Map<Long, Long> versionSeenAt = new ConcurrentHashMap<>();
+        ControlDatabaseShardMapSource follower = ControlDatabaseShardMapSource.builder(
+            new ControlDatabase(control, "postgres", null)).start();
+        follower.addListener(map -> versionSeenAt.putIfAbsent(map.version(), System.nanoTime()));
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
           int seed = w;
@@ -136,14 +137,15 @@ public final class WriteSwitchWorkload {
         List<Switch> switches = new ArrayList<>();
         long steadyFrom = System.nanoTime();
         Thread.sleep(gapMs);
-        workload.move(moves, "s1", urls[1], new Buckets(0, BUCKETS / 3 - 1), switches, reachedFlip, gapMs);
-        workload.move(moves, "s2", urls[2], new Buckets(BUCKETS / 3, 2 * BUCKETS / 3 - 1), switches, reachedFlip, gapMs);
+        workload.move(moves, "s1", urls[1], new Buckets(0, BUCKETS / 3 - 1), switches, versionSeenAt, gapMs);
+        workload.move(moves, "s2", urls[2], new Buckets(BUCKETS / 3, 2 * BUCKETS / 3 - 1), switches, versionSeenAt,
+            gapMs);
         Thread.sleep(gapMs);
         workload.stop.set(true);
         for (Thread t : threads) {
           t.join();
         }
-        CrashPoints.install(point -> { });
+        follower.close();
         String report = workload.report(switches, steadyFrom, writers, rate, pauseLimitMs, loadAtStart,
             Workloads.loadAverage());
         System.out.println(report);
@@ -156,7 +158,7 @@ public final class WriteSwitchWorkload {
 
   /** One move to a new shard with five write switches (to it, back, to it, back, to it), then its completion. */
   private void move(Resharding moves, String target, String targetUrl, Buckets buckets, List<Switch> switches,
-      AtomicLong reachedFlip, long gapMs) throws InterruptedException {
+      Map<Long, Long> versionSeenAt, long gapMs) throws InterruptedException {
     TreeSet<Integer> moving = new TreeSet<>();
     for (int b = buckets.from(); b <= buckets.to(); b++) {
       moving.add(b);
@@ -174,14 +176,13 @@ public final class WriteSwitchWorkload {
           + " again") : target + " → s0 (rollback)";
       List<String> abandoned = new ArrayList<>();
       while (true) {
-        reachedFlip.set(0);
         double load = Workloads.loadAverage();
         SwitchResult r = forward ? moves.switchWrites(w.id()) : moves.rollbackWrites(w.id());
-        long flipAt = reachedFlip.get();
-        if (r.switched() && flipAt != 0) {
-          long start = flipAt - (long) ((r.drainMillis() + r.catchUpMillis()) * 1e6);
-          switches.add(new Switch(switches.size() + 1, what, buckets, r, start, start + (long) (r.pauseMillis() * 1e6),
-              load, abandoned));
+        Long seen = r.switched() ? awaitVersion(versionSeenAt, r.mapVersion()) : null;
+        if (seen != null) {
+          // the commit is seen before the release: the freeze lies within the mover's pause on either side
+          long pause = (long) (r.pauseMillis() * 1e6);
+          switches.add(new Switch(switches.size() + 1, what, buckets, r, seen - pause, seen + pause, load, abandoned));
           System.out.println("switch " + switches.size() + " (" + what + "): " + (forward ? r.describe()
               : r.describeRollback()));
           break;
@@ -196,6 +197,14 @@ public final class WriteSwitchWorkload {
     if (moves.complete(w.id(), p -> { }).phase() != ReshardPhase.COMPLETED) {
       throw new IllegalStateException("move to " + target + " not completed");
     }
+  }
+
+  /** When the benchmark's follower saw {@code version}; it may arrive a moment after the mover returned. */
+  private static Long awaitVersion(Map<Long, Long> seenAt, long version) throws InterruptedException {
+    for (int i = 0; i < 500 && !seenAt.containsKey(version); i++) {
+      Thread.sleep(10);
+    }
+    return seenAt.get(version);
   }
 
   /** A writer: units of work on random accounts at {@code rate} per second, each timed with its retries. */
