@@ -33,6 +33,7 @@ import java.util.function.Supplier;
  * back. (Replica pools belong to the read path, which retires a dropped replica's pool here.)
  */
 public final class ShardPools implements PrimaryConnections, AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("io.shardwise");
   /** How often retired pools are checked for returned connections. */
   private static final long DRAIN_CHECK_MS = 50;
   /** How long the breaker's probe waits for the server's answer. */
@@ -193,6 +194,59 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
       } catch (SQLException ignored) {
         // back to its pool, which validates it before lending it again
       }
+    }
+  }
+
+  /**
+   * Before a move's write switch: opens connections on the primary of every shard that {@code next}
+   * gives buckets it does not own in {@code now}, as many as the pools of the shards giving them up
+   * hold (their writers are the ones that will come over at the flip, all at once), at least one,
+   * and leaving one of the pool's connections to the shard's own work. Each is borrowed (so it is
+   * opened, or validated if idle) and all are held until the last came, then returned to the pool idle. Runs on a daemon thread of its own and
+   * returns at once; a failure is logged and only means the first writes open their own connections.
+   */
+  public void warmFor(ShardMap now, ShardMap next) {
+    if (now.bucketCount() != next.bucketCount()) {
+      return;
+    }
+    Map<String, java.util.Set<String>> donorsOf = new java.util.TreeMap<>();
+    for (int b = 0; b < next.bucketCount(); b++) {
+      String owner = next.ownerOf(b);
+      if (!owner.equals(now.ownerOf(b))) {
+        donorsOf.computeIfAbsent(owner, k -> new java.util.TreeSet<>()).add(now.ownerOf(b));
+      }
+    }
+    donorsOf.forEach((shardId, donors) -> {
+      int wanted = Math.max(1, Math.min(config.poolSize(), donors.stream().mapToInt(this::openConnections).sum()));
+      Thread warm = new Thread(() -> fill(next, shardId, wanted), "shardwise-warm-" + config.unitName() + "-" + shardId);
+      warm.setDaemon(true);
+      warm.start();
+    });
+  }
+
+  /** Connections the pool of {@code shardId}'s primary holds open (lent or idle); 0 before its first use. */
+  private int openConnections(String shardId) {
+    RetiringPool pool = pools.get(shardId);
+    HikariPoolMXBean stats = pool == null ? null : pool.dataSource().getHikariPoolMXBean();
+    return stats == null ? 0 : stats.getTotalConnections();
+  }
+
+  private void fill(ShardMap map, String shardId, int wanted) {
+    List<Connection> held = new java.util.ArrayList<>(wanted);
+    try {
+      held.add(checkout(map, shardId));   // creates the pool of a shard not used yet
+      HikariPoolMXBean stats = pools.get(shardId).dataSource().getHikariPoolMXBean();
+      int busy = stats == null ? 0 : stats.getActiveConnections() - held.size();
+      int borrow = Math.max(1, Math.min(wanted, config.poolSize() - busy - 1));
+      while (held.size() < borrow) {
+        held.add(checkout(map, shardId));
+      }
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.INFO, "Persistence unit ''{0}'': opened {1} of {2} connections to shard {3} before"
+          + " a move''s write switch ({4}); the first writes after it open the others", config.unitName(), held.size(),
+          wanted, shardId, e.getMessage());
+    } finally {
+      held.forEach(ShardPools::closeQuietly);
     }
   }
 

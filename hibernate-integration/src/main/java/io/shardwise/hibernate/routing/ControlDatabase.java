@@ -56,12 +56,26 @@ import java.util.TreeMap;
  * leases {@link RouterLeaseTable}'s, and a router following the map is {@link ControlDatabaseShardMapSource}.
  */
 public final class ControlDatabase {
+  private static final System.Logger LOG = System.getLogger(ControlDatabase.class.getName());
 
   /** How long staging an assignment waits for another change of the map to finish. */
   private static final long STAGE_LOCK_TIMEOUT_MS = 5_000;
 
-  /** The channel of the notification sent on every change; its payload is the new version. */
+  /**
+   * The channel of the notification sent on every change; its payload is the new version (followed,
+   * for a change a write switch staged, by the token of its {@linkplain StagedAssignment#announceStaged()
+   * announcement}).
+   */
   public static final String CHANNEL = "shardwise_shard_map";
+
+  /**
+   * How a notification announcing a staged change begins: {@code staged <version> <token>
+   * <shard>=<buckets>[;<shard>=<buckets>...]}, buckets as ranges ({@code 0-340,512}).
+   */
+  static final String STAGED_PREFIX = "staged ";
+
+  /** The longest notification payload sent (PostgreSQL's limit is 8000 bytes). */
+  private static final int MAX_PAYLOAD = 7_900;
 
   /**
    * The timeouts of every connection this class opens unless {@link #withTimeouts} says otherwise
@@ -432,10 +446,25 @@ public final class ControlDatabase {
    */
   public StagedAssignment stageAssignment(Connection connection, long expectedVersion, Map<Integer, String> owners,
       String preparedName) {
+    return stageAssignment(connection, expectedVersion, owners, preparedName,
+        Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()));
+  }
+
+  /**
+   * {@link #stageAssignment(Connection, long, Map, String)} for a change {@linkplain #announceStaged
+   * announced} with {@code token}: its commit's notification names the token, so that the routers
+   * install the map they computed from the announcement instead of reading it.
+   */
+  public StagedAssignment stageAssignment(Connection connection, long expectedVersion, Map<Integer, String> owners,
+      String preparedName, String token) {
+    if (token == null || !token.matches("[0-9a-f]{1,16}")) {
+      throw new IllegalArgumentException("A staged assignment's token is the hex string announceStaged returned, not '"
+          + token + "'");
+    }
     Map<Integer, String> sorted = new TreeMap<>(Objects.requireNonNull(owners, "owners"));
     try {
       ShardMapTables.validateAssignment(connection, sorted, displayUrl());
-      StagedAssignment staged = new StagedAssignment(connection, expectedVersion, sorted);
+      StagedAssignment staged = new StagedAssignment(connection, expectedVersion, sorted, token);
       if (preparedName != null) {
         staged.prepare(preparedName, sorted);
       }
@@ -507,13 +536,16 @@ public final class ControlDatabase {
   public final class StagedAssignment {
     private final Connection connection;
     private final long expectedVersion;
+    /** Tells this change's commit notification from any other change's to the same version. */
+    private final String token;
     private final String sql;
     private String preparedName;
     private boolean done;
 
-    private StagedAssignment(Connection connection, long expectedVersion, Map<Integer, String> sorted) {
+    private StagedAssignment(Connection connection, long expectedVersion, Map<Integer, String> sorted, String token) {
       this.connection = connection;
       this.expectedVersion = expectedVersion;
+      this.token = token;
       StringBuilder buckets = new StringBuilder("'{");
       StringBuilder shards = new StringBuilder("'{");
       sorted.forEach((bucket, shard) -> {
@@ -580,7 +612,7 @@ public final class ControlDatabase {
         }
         // one round trip: the timeout and the change are sent together (the SET is undone if the change fails)
         boolean rows = s.execute("SET statement_timeout = " + Math.max(1, timeoutMillis) + "; "
-            + sql.formatted(", pg_notify('" + CHANNEL + "', v.version::text)"));
+            + sql.formatted(", pg_notify('" + CHANNEL + "', v.version::text || ' " + token + "')"));
         while (!rows && s.getUpdateCount() != -1) {
           rows = s.getMoreResults();
         }
@@ -607,7 +639,7 @@ public final class ControlDatabase {
         return;
       }
       try (Statement s = connection.createStatement()) {
-        s.execute("SELECT pg_notify('" + CHANNEL + "', '" + (expectedVersion + 1) + "')");
+        s.execute("SELECT pg_notify('" + CHANNEL + "', '" + (expectedVersion + 1) + " " + token + "')");
       } catch (SQLException notified) {
         // committed all the same
       }
@@ -682,6 +714,100 @@ public final class ControlDatabase {
   // ---------------------------------------------------------------------------------------------
   // Internals
   // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Tells the routers, before a change commits, what the map will be if it does: each follower
+   * ({@link ControlDatabaseShardMapSource}) whose map is at {@code expectedVersion} computes the next
+   * one now, hands it to its staged listeners (which open connections to the shards that gain
+   * buckets) and installs it, without reading the control database, when the commit of the
+   * assignment staged with the returned token is announced. Nothing routes by a staged map before
+   * that. An online move's write switch calls this before it sets up its freeze.
+   *
+   * @return the token to stage the assignment with ({@link #stageAssignment(Connection, long, Map,
+   *     String, String)}); a fresh token when nothing could be announced (shard ids with spaces,
+   *     {@code =} or {@code ;}, a payload over 7,900 bytes, the control database unreachable): the
+   *     routers then load the map when the commit is announced, as for any other change
+   */
+  public String announceStaged(long expectedVersion, Map<Integer, String> owners) {
+    String token = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+    StringBuilder payload = new StringBuilder(STAGED_PREFIX).append(expectedVersion + 1).append(' ').append(token)
+        .append(' ');
+    Map<String, List<Integer>> byShard = new java.util.TreeMap<>();
+    new TreeMap<>(owners).forEach((bucket, shard) -> byShard.computeIfAbsent(shard, k -> new ArrayList<>()).add(bucket));
+    String separator = "";
+    for (Map.Entry<String, List<Integer>> e : byShard.entrySet()) {
+      if (e.getKey().isEmpty() || e.getKey().matches(".*[\\s=;].*")) {
+        return token;
+      }
+      payload.append(separator).append(e.getKey()).append('=').append(ranges(e.getValue()));
+      separator = ";";
+    }
+    if (payload.length() > MAX_PAYLOAD) {
+      return token;
+    }
+    try {
+      withConnection("announce a staged change", "shardwise-control", c -> {
+        notify(c, payload.toString());
+        return null;
+      });
+    } catch (ControlDatabaseException e) {
+      LOG.log(System.Logger.Level.INFO, "Could not announce the staged shard map version " + (expectedVersion + 1)
+          + " (" + e.getMessage() + "); routers load it when it commits");
+    }
+    return token;
+  }
+
+  /** Sorted buckets as ranges: {@code 0-340,512}. */
+  private static String ranges(java.util.List<Integer> sorted) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < sorted.size(); ) {
+      int from = sorted.get(i);
+      int j = i;
+      while (j + 1 < sorted.size() && sorted.get(j + 1) == sorted.get(j) + 1) {
+        j++;
+      }
+      out.append(out.length() > 0 ? "," : "").append(from);
+      if (j > i) {
+        out.append('-').append(sorted.get(j));
+      }
+      i = j + 1;
+    }
+    return out.toString();
+  }
+
+  /** A change announced as staged: its token, and the map it makes of the map it was staged on. */
+  record StagedMap(String token, ShardMap map) {}
+
+  /**
+   * The map a staged change announced by {@code payload} makes of {@code base}: the same as its
+   * commit makes of the stored map at {@code base}'s version (see {@link #assigned}); null when the
+   * payload is malformed or the change was staged on another version.
+   */
+  static StagedMap parseStaged(String payload, ShardMap base) {
+    String[] parts = payload.substring(STAGED_PREFIX.length()).trim().split(" ");
+    try {
+      if (parts.length != 3 || Long.parseLong(parts[0]) != base.version() + 1) {
+        return null;
+      }
+      Map<Integer, String> owners = new TreeMap<>();
+      for (String assignment : parts[2].split(";")) {
+        int eq = assignment.lastIndexOf('=');
+        String shard = assignment.substring(0, eq);
+        for (String range : assignment.substring(eq + 1).split(",")) {
+          int dash = range.indexOf('-');
+          int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
+          int to = dash < 0 ? from : Integer.parseInt(range.substring(dash + 1));
+          for (int b = from; b <= to; b++) {
+            owners.put(b, shard);
+          }
+        }
+      }
+      return new StagedMap(parts[1], assigned(base, owners));
+    } catch (RuntimeException malformed) {   // not a payload this version writes, or buckets/shards not in base
+      return null;
+    }
+  }
+
 
   /**
    * Runs {@code work} in a transaction that first locks the version row (so writers serialize),

@@ -48,6 +48,17 @@ import org.postgresql.PGNotification;
  * <p>While disconnected, routing continues on the last snapshot — for at most the router's lease,
  * when it has one.
  *
+ * <h2>Staged changes</h2>
+ *
+ * <p>An online move's write switch announces its change before it freezes writes
+ * ({@link ControlDatabase#announceStaged}): a notification carrying the buckets and their new
+ * owners, and a token. A source whose map is at the version the change was staged on computes the
+ * next map from it and hands it to its {@linkplain #addStagedListener staged listeners} (the router
+ * builds its routing, the pools open connections to the shard that gains the buckets); nothing
+ * routes by it. When the commit's notification names the same token (and the map is still at the
+ * staged-on version), the follower publishes that map without reading the control database: a
+ * write refused at the flip finds the new map installed. Any other notification is loaded as before.
+ *
  * <h2>Router lease</h2>
  *
  * <p>With {@link Builder#routerLease(Duration, String)}, the source registers its router in
@@ -88,6 +99,9 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   private final long maxBackoffNanos;
   private final Properties connectionProperties;
   private final CopyOnWriteArrayList<Consumer<ShardMap>> listeners = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<Consumer<ShardMap>> stagedListeners = new CopyOnWriteArrayList<>();
+  /** A change announced as staged on the current version: installed without a read when its commit is announced. */
+  private volatile ControlDatabase.StagedMap staged;
   private final Thread follower;
   /** This router's row in {@code shardwise.router}, or null without a lease. */
   private final ControlDatabase.RouterLease lease;
@@ -222,6 +236,18 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   }
 
   /**
+   * Calls {@code listener} with the map the next version will be when a write switch has staged its
+   * change on the current version and announced it (before its freeze): for work that should be
+   * done before the change commits, such as opening connections to the shard that gains buckets.
+   * Routing is unchanged until the commit is announced; then that map is published to the
+   * {@linkplain #addListener listeners} without a read of the control database.
+   */
+  @Override
+  public void addStagedListener(Consumer<ShardMap> listener) {
+    stagedListeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
    * Loads the stored map on a connection of its own (not the follower's, which may be stuck) and
    * publishes it if it is newer than {@link #current()}.
    *
@@ -347,7 +373,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
           if (closed) {
             break;
           }
-          reloadIfNewer(c, newestAnnounced(notifications));
+          onNotifications(c, notifications);
           if (System.nanoTime() - nextCheck >= 0) {
             reloadIfNewer(c, ControlDatabase.readVersion(c));
             nextCheck = System.nanoTime() + checkIntervalNanos;
@@ -434,6 +460,10 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
       return;
     }
     current = map;
+    ControlDatabase.StagedMap kept = staged;
+    if (kept != null && kept.map().version() <= map.version()) {
+      staged = null;   // committed, or superseded by another change
+    }
     for (Consumer<ShardMap> listener : listeners) {
       try {
         listener.accept(map);
@@ -448,20 +478,57 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
     }
   }
 
-  /** The highest version announced by these notifications, or -1; ignores payloads that are not numbers. */
-  private static long newestAnnounced(PGNotification[] notifications) {
+  /**
+   * Handles a batch of notifications in order: a staged change is kept (and handed to the staged
+   * listeners) when it was staged on the current version; the commit of the kept change publishes
+   * its map at once; any other new version is loaded from the control database. Payloads that are
+   * neither are ignored.
+   */
+  private void onNotifications(Connection c, PGNotification[] notifications) throws SQLException {
+    if (notifications == null) {
+      return;
+    }
     long newest = -1;
-    if (notifications != null) {
-      for (PGNotification n : notifications) {
-        try {
-          newest = Math.max(newest, Long.parseLong(n.getParameter().trim()));
-        } catch (NumberFormatException e) {
-          LOG.log(System.Logger.Level.DEBUG, "ignoring a notification on " + ControlDatabase.CHANNEL
-              + " whose payload is not a version: '" + n.getParameter() + "'");
-        }
+    for (PGNotification n : notifications) {
+      String payload = n.getParameter().trim();
+      if (payload.startsWith(ControlDatabase.STAGED_PREFIX)) {
+        stage(payload);
+        continue;
+      }
+      int space = payload.indexOf(' ');
+      long version;
+      try {
+        version = Long.parseLong(space < 0 ? payload : payload.substring(0, space));
+      } catch (NumberFormatException e) {
+        LOG.log(System.Logger.Level.DEBUG, "ignoring a notification on " + ControlDatabase.CHANNEL
+            + " whose payload is not a version: '" + payload + "'");
+        continue;
+      }
+      ControlDatabase.StagedMap ready = staged;
+      if (space > 0 && ready != null && ready.token().equals(payload.substring(space + 1))
+          && ready.map().version() == version && current.version() == version - 1) {
+        publishIfNewer(ready.map());   // the staged change committed on the map it was computed from
+      } else {
+        newest = Math.max(newest, version);
       }
     }
-    return newest;
+    reloadIfNewer(c, newest);
+  }
+
+  private void stage(String payload) {
+    ControlDatabase.StagedMap next = ControlDatabase.parseStaged(payload, current);
+    if (next == null) {
+      return;   // staged on another version than this router's: its commit is loaded like any change
+    }
+    staged = next;
+    for (Consumer<ShardMap> listener : stagedListeners) {
+      try {
+        listener.accept(next.map());
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "A staged shard map listener of " + name + " failed on version "
+            + next.map().version() + "; the other listeners still run", e);
+      }
+    }
   }
 
   /** Waits up to {@code nanos}, returning early when the source is closed. */

@@ -30,6 +30,17 @@ public interface ShardMapSource extends AutoCloseable {
   void addListener(Consumer<ShardMap> listener);
 
   /**
+   * Calls {@code listener} with a map a change has staged but not yet committed (an online move's
+   * write switch announces it before its freeze), so that work it will need — connections to a
+   * shard that gains buckets — can be done in advance. Routing never uses a staged map; it is
+   * published to the ordinary listeners once its change commits. A source that learns of no staged
+   * change never calls it (the default).
+   */
+  default void addStagedListener(Consumer<ShardMap> listener) {
+    // no staged changes from this source
+  }
+
+  /**
    * Asks the map's home for its newest version now, instead of waiting for the next notification
    * or check; publishes it (listeners included) if it is newer, and returns the current map. A
    * source whose map never changes returns {@link #current()}. Used when a shard refuses a write

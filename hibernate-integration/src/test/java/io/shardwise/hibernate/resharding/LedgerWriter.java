@@ -73,6 +73,17 @@ final class LedgerWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * {@link #writtenAfter}, failing at once with the writer's errors when it has stopped on one: a
+   * wait for writes that will never come would only time out without saying why.
+   */
+  long writtenAfterWhileAlive(long after, java.util.function.LongPredicate merchant) {
+    if (!errors.isEmpty()) {
+      throw new AssertionError("the ledger writer stopped on: " + errors, errors.get(0));
+    }
+    return writtenAfter(after, merchant);
+  }
+
   /** The number of the last acknowledged write of each order written after write number {@code after}. */
   long writtenAfter(long after, java.util.function.LongPredicate merchant) {
     return ledger.entrySet().stream().filter(e -> e.getValue() != null && e.getValue().startsWith("w")

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
+import io.shardwise.hibernate.TransactionAbortedException;
+import io.shardwise.hibernate.routing.ShardMapStaleException;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.shop.Country;
 import io.shardwise.hibernate.shop.Merchant;
@@ -95,6 +97,7 @@ class NeverShardedJourneyTest {
       AtomicLong acknowledged = new AtomicLong();
       AtomicLong reads = new AtomicLong();
       AtomicLong retried = new AtomicLong();
+      ConcurrentHashMap<String, Integer> retriedTypes = new ConcurrentHashMap<>();
       AtomicReference<String> phase = new AtomicReference<>("before");
       List<String> problems = new CopyOnWriteArrayList<>();
       Thread writer = new Thread(() -> {
@@ -103,7 +106,11 @@ class NeverShardedJourneyTest {
         while (!stop.get()) {
           long merchant = 1 + random.nextInt(MERCHANTS);
           int op = random.nextInt(4);
-          long created = merchant * 1000 + next % 900 + 100;
+          long slot = next % 900;
+          while (ledger.containsKey(merchant * 1000 + 100 + slot)) {
+            slot = (slot + 1) % 900;   // a merchant's 900 ids for new orders are reused once deleted, never twice at once
+          }
+          long created = merchant * 1000 + 100 + slot;
           String value = "w" + acknowledged.get();
           Long deleteId = ledger.keySet().stream().filter(k -> k / 1000 == merchant && k % 1000 >= 100).findAny()
               .orElse(null);
@@ -123,14 +130,23 @@ class NeverShardedJourneyTest {
               }
               acknowledged.incrementAndGet();
               break;
-            } catch (BucketMovedException e) {
+            } catch (BucketMovedException | ShardMapStaleException e) {
+              // what an application retries after a move (docs/resharding.md): nothing was committed
               retried.incrementAndGet();
+              retriedTypes.merge(e.getClass().getSimpleName(), 1, Integer::sum);
               if (attempt > 50) {
                 problems.add("writer gave up: " + e.getMessage());
                 return;
               }
+            } catch (TransactionAbortedException e) {
+              if (!e.isRetryable() || attempt > 50) {
+                problems.add("writer (" + phase.get() + "): " + e + " caused by " + rootCause(e));
+                return;
+              }
+              retried.incrementAndGet();
+              retriedTypes.merge("TransactionAbortedException(retryable, SQLSTATE " + e.sqlState() + ")", 1, Integer::sum);
             } catch (RuntimeException e) {
-              problems.add("writer (" + phase.get() + "): " + e);
+              problems.add("writer (" + phase.get() + "): " + e + " caused by " + rootCause(e));
               return;
             }
           }
@@ -151,7 +167,7 @@ class NeverShardedJourneyTest {
             }
             reads.incrementAndGet();
           } catch (RuntimeException e) {
-            problems.add("reader (" + phase.get() + "): " + e);
+            problems.add("reader (" + phase.get() + "): " + e + " caused by " + rootCause(e));
           }
         }
       }, "journey-reader");
@@ -164,7 +180,7 @@ class NeverShardedJourneyTest {
         assertEquals(ReshardPhase.VERIFIED, w.phase(), String.valueOf(w.lastError()));
         phase.set("reads switched");
         moves.switchReads(w.id());
-        awaitMore(acknowledged, 30);
+        awaitMore(acknowledged, 30, problems);
         phase.set("write switch");
         SwitchResult result = moves.switchWrites(w.id());
         for (int attempt = 0; !result.switched() && attempt < 5; attempt++) {
@@ -173,7 +189,7 @@ class NeverShardedJourneyTest {
         assertTrue(result.switched(), result.describe());
         System.out.println("journey: " + result.describe());
         phase.set("writes switched");
-        awaitMore(acknowledged, 30);
+        awaitMore(acknowledged, 30, problems);
       } finally {
         stop.set(true);
         writer.join();
@@ -206,14 +222,32 @@ class NeverShardedJourneyTest {
       assertEquals(List.of(), MoveFixture.strings(s1, "SELECT relname FROM pg_class WHERE relname = 'audit_log'"));
       assertEquals(List.of(), MoveFixture.strings(s0, "SELECT slot_name FROM pg_replication_slots"));
       System.out.println("journey: " + acknowledged.get() + " acknowledged writes (" + retried.get()
-          + " retried after BucketMovedException), " + reads.get() + " reads, none missed");
+          + " retried: " + retriedTypes + "), " + reads.get() + " reads, none missed");
     } finally {
       sf.close();
     }
   }
 
-  static void awaitMore(AtomicLong counter, long more) {
+  private static Throwable rootCause(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root;
+  }
+
+  /**
+   * Waits for {@code more} acknowledged writes; fails at once with what the writer or the reader
+   * recorded when one of them has stopped on a problem (the writer returns on its first one, so
+   * waiting for its writes would only time out without saying why).
+   */
+  static void awaitMore(AtomicLong counter, long more, List<String> problems) {
     long from = counter.get();
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() -> counter.get() >= from + more);
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() -> {
+      if (!problems.isEmpty()) {
+        throw new AssertionError("the load recorded problems while " + more + " more writes were awaited: " + problems);
+      }
+      return counter.get() >= from + more;
+    });
   }
 }

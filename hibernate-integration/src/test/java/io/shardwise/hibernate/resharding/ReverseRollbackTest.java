@@ -113,7 +113,8 @@ class ReverseRollbackTest {
 
       Awaitility.await().until(() -> shards.shardFor(movingKey).equals("s1"));
       assertEquals(port1, MoveFixture.serverPort(shards, movingKey, false), "writes go to the target");
-      Awaitility.await().until(() -> writer.writtenAfter(flippedAt + 20, ReverseRollbackTest::moves) > 30);
+      Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
+          .until(() -> writer.writtenAfterWhileAlive(flippedAt + 20, ReverseRollbackTest::moves) > 30);
       onTarget = writer.writtenAfter(flippedAt + 20, ReverseRollbackTest::moves);
 
       ReshardWorkflow back = moves.rollback(id);
@@ -124,7 +125,8 @@ class ReverseRollbackTest {
       assertFalse(replicationObjects().stream().anyMatch(o -> o.contains("rpub") || o.contains("rsub")),
           "the reverse path is gone: " + replicationObjects());
       long rolledBackAt = writer.writes.get();
-      Awaitility.await().until(() -> writer.writtenAfter(rolledBackAt + 20, ReverseRollbackTest::moves) > 30);
+      Awaitility.await().atMost(java.time.Duration.ofSeconds(60))
+          .until(() -> writer.writtenAfterWhileAlive(rolledBackAt + 20, ReverseRollbackTest::moves) > 30);
     }
     assertEquals(List.of(), writer.errors);
     assertTrue(onTarget > 0, "the test wrote moving orders on the target after the flip");

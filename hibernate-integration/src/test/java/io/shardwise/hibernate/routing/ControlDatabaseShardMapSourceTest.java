@@ -120,6 +120,59 @@ class ControlDatabaseShardMapSourceTest {
   }
 
   @Test
+  void aStagedChangeIsComputedBeforeItCommitsAndInstalledAsItIsWhenItDoes() throws SQLException {
+    // buckets 0-7 of s1 are copied to s2 and their reads switched there: what a write switch finds
+    Map<Integer, String> toS2 = new java.util.TreeMap<>();
+    for (int b = 0; b < 8; b++) {
+      toS2.put(b, "s2");
+    }
+    control.setCopyHolders(toS2);
+    long base = control.switchReads(-1, toS2);
+    ControlDatabaseShardMapSource source = start(NO_POLLING);
+    waiting().until(() -> source.current().version() == base);
+    Map<Long, ShardMap> staged = new ConcurrentHashMap<>();
+    List<ShardMap> published = new CopyOnWriteArrayList<>();
+    source.addStagedListener(map -> staged.put(map.version(), map));
+    source.addListener(published::add);
+
+    String token = control.announceStaged(base, toS2);
+    waiting().until(() -> staged.containsKey(base + 1));
+    assertEquals(base, source.current().version(), "a staged map is not routed by");
+    assertEquals(List.of(), published);
+
+    try (java.sql.Connection c = control.openConnection("test-switch")) {
+      ControlDatabase.StagedAssignment change = control.stageAssignment(c, base, toS2, "shardwise-switch-test", token);
+      assertEquals(base + 1, change.commit(5_000));
+      change.announce();
+    }
+    waiting().until(() -> source.current().version() == base + 1);
+    assertTrue(source.current() == staged.get(base + 1), "the commit installed the staged map itself, without a read");
+    ShardMap stored = control.load();
+    assertEquals(stored, source.current(), "the staged map is the one the commit stored");
+    assertEquals("s2", stored.ownerOf(3));
+    assertEquals("s1", stored.copyHolderOf(3), "the old owner keeps the copy");
+    assertEquals("s2", stored.readOwnerOf(3));
+    assertEquals("s1", stored.ownerOf(8));
+  }
+
+  @Test
+  void anotherChangeToTheStagedVersionIsLoadedNeverTakenFromTheStagedMap() {
+    ControlDatabaseShardMapSource source = start(NO_POLLING);
+    Map<Integer, String> staged = Map.of(0, "s2", 1, "s2");
+    List<ShardMap> stagedSeen = new CopyOnWriteArrayList<>();
+    source.addStagedListener(stagedSeen::add);
+    control.announceStaged(1, staged);
+    waiting().until(() -> stagedSeen.size() == 1);
+
+    control.assignBuckets(1, Map.of(20, "s1"));   // version 2, but not the staged change: its notification has no token
+    waiting().until(() -> source.current().version() == 2);
+    assertEquals(control.load(), source.current());
+    assertEquals("s1", source.current().ownerOf(0), "the staged assignment never committed");
+    assertEquals("s1", source.current().ownerOf(20));
+    assertTrue(stagedSeen.get(0) != source.current());
+  }
+
+  @Test
   void aChangeMadeWhileTheListeningSessionIsGoneIsSeenAfterReconnecting() throws SQLException {
     ControlDatabaseShardMapSource source = start(NO_POLLING);
     int oldPid = listenerPid(source);

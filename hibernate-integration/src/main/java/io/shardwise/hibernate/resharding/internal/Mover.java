@@ -45,21 +45,26 @@ import java.util.function.Supplier;
  *
  * <h2>The write switch</h2>
  *
- * <p>Before the freeze, the map change is validated and staged as one statement and the target's
+ * <p>Before the freeze, the next map is announced to the routers (which build its routing and open
+ * connections to the target for the writers that will come over: at least {@link #STAGED_LEAD_MS}
+ * before the freeze), the map change is validated and staged as one statement and the target's
  * fence opens (no map sends writes there yet). The switch then holds the move's advisory lock on the
  * source exclusively (see {@link Fences}): taking it waits for every transaction that wrote a moving
  * bucket (the drain), and holding it makes new writers to those buckets wait in the fence trigger.
  * Then a marker row is written on the source and the mover waits until the target has applied it:
  * the target has every change of the moving buckets. The source's fence turns to {@code fenced}, the
  * staged map change gives the buckets to the target (a compare-and-set on its version, under a
- * statement timeout of the time left), and the lock is released: writers that waited fail with
- * SQLSTATE {@code SW002}, take the new map and retry on the target. If the lock, the marker or the
+ * statement timeout of the time left), its commit is announced (the routers install the staged map
+ * without a read), and the lock is released: writers that waited fail with SQLSTATE {@code SW002},
+ * find the new map installed and retry on the target's open connections. If the lock, the marker or the
  * map change does not come within the pause limit, everything is put back and the lock released:
  * writes go on at the source, having waited at most the limit (and the release).
  */
 public final class Mover implements Resharding {
   private static final System.Logger LOG = System.getLogger("io.shardwise.resharding");
   private static final SecureRandom RANDOM = new SecureRandom();
+  /** The least time between announcing a staged map to the routers and freezing writes (see {@link #awaitStagedLead}). */
+  static final long STAGED_LEAD_MS = 250;
   private static final long PROGRESS_INTERVAL_MS = 250;
   /** How often the copy's sync state is polled (cheap: one catalog query on the target). */
   private static final long COPY_POLL_MS = 25;
@@ -622,22 +627,27 @@ public final class Mover implements Resharding {
         return new SwitchResult(false, 0, 0, 0, -1, "the target is " + lag + " bytes behind (limit "
             + settings.maxSwitchLagBytes() + "); writes were not paused");
       }
+      // the routers learn the next map now, while the reverse path is set up: they build its routing
+      // and open connections to the target for the writers that will come over at the flip
+      Map<Integer, String> owners = new TreeMap<>();
+      w.buckets().forEach(b -> owners.put(b, w.target()));
+      String token = control.announceStaged(map.version(), owners);
+      long announced = System.nanoTime();
       setUpReverse(w, map, source, target);
       store.startSwitch(id, w.phase());
       try (Connection controlConnection = control.openConnection(switchConnectionName(id, "switch"))) {
         warmFreezeStatements(id, source, target, controlConnection);
         // the map change is validated and staged now (a prepared transaction where the control database allows it)
-        Map<Integer, String> owners = new TreeMap<>();
-        w.buckets().forEach(b -> owners.put(b, w.target()));
         control.abortStaged(stagedName(w));   // one left by a mover that died in a switch
         ControlDatabase.StagedAssignment assignment;
         long staging = System.nanoTime();
         try {
-          assignment = control.stageAssignment(controlConnection, map.version(), owners, stagedName(w));
+          assignment = control.stageAssignment(controlConnection, map.version(), owners, stagedName(w), token);
         } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
           return abandon(w, staging, staging, 0, 0, 0, 0, "the shard map change could not be staged (writes were not"
               + " paused): " + e.getMessage());
         }
+        awaitStagedLead(announced);
         try {
           return freezeAndFlip(w, map, source, target, assignment);
         } finally {
@@ -646,6 +656,18 @@ public final class Mover implements Resharding {
       }
     } catch (SQLException e) {
       throw failure("switch the writes of move " + id, null, e);
+    }
+  }
+
+  /**
+   * Waits until {@link #STAGED_LEAD_MS} have passed since the next map was announced: the routers'
+   * time to open connections to the shard that gains the buckets. Usually over already (setting
+   * up the reverse path takes longer); never inside the freeze.
+   */
+  private static void awaitStagedLead(long announcedAt) {
+    long left = STAGED_LEAD_MS - (System.nanoTime() - announcedAt) / 1_000_000;
+    if (left > 0) {
+      pause(left);
     }
   }
 
@@ -710,10 +732,12 @@ public final class Mover implements Resharding {
       }
       long flipped = System.nanoTime();
       CrashPoints.at(CrashPoints.Point.AFTER_FLIP);
+      // the routers install the staged map on this notification, before the writers waiting in the
+      // freeze are released: a write refused by the fence is retried on the target at once
+      assignment.announce();
       unlock(source, w);
       released = true;
       long end = System.nanoTime();
-      assignment.announce();
       store.switched(w.id(), flip.version());
       SwitchResult result = new SwitchResult(true, (end - t0) / 1e6, (drained - t0) / 1e6, (applied - drained) / 1e6,
           flip.fenceNanos() / 1e6, flip.mapNanos() / 1e6, (end - flipped) / 1e6, flip.version(), null);
@@ -957,15 +981,18 @@ public final class Mover implements Resharding {
         ReshardWorkflow moving = w;
         Map<Integer, String> owners = new TreeMap<>();
         moving.buckets().forEach(b -> owners.put(b, moving.source()));
+        String token = control.announceStaged(map.version(), owners);   // the routers warm the source back up
+        long announced = System.nanoTime();
         control.abortStaged(stagedName(moving));
         ControlDatabase.StagedAssignment assignment;
         long staging = System.nanoTime();
         try {
-          assignment = control.stageAssignment(controlConnection, map.version(), owners, stagedName(moving));
+          assignment = control.stageAssignment(controlConnection, map.version(), owners, stagedName(moving), token);
         } catch (ShardMapConflictException | io.shardwise.hibernate.routing.ControlDatabaseException e) {
           return abandonRollback(moving, staging, 0, 0, "the shard map change could not be staged (writes were not"
               + " paused): " + e.getMessage());
         }
+        awaitStagedLead(announced);
         try {
           return freezeAndFlipBack(moving, map, source, target, assignment);
         } finally {
@@ -1036,10 +1063,10 @@ public final class Mover implements Resharding {
         return abandonRollback(w, t0, drained - t0, applied - drained, failure);
       }
       CrashPoints.at(CrashPoints.Point.AFTER_REVERSE_FLIP);
+      assignment.announce();   // as in the switch: the routers have the map before the writers are released
       unlock(target, w);
       released = true;
       long end = System.nanoTime();
-      assignment.announce();
       finishRollback(w, source, target);
       SwitchResult result = new SwitchResult(true, (end - t0) / 1e6, (drained - t0) / 1e6, (applied - drained) / 1e6,
           version, null);

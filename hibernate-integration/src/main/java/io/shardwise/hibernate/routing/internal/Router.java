@@ -38,6 +38,8 @@ public final class Router {
   private volatile Routing routing;
   /** The pair before the current one: tells a write that raced a move from a misrouted one. */
   private volatile Routing previous;
+  /** The pair built in advance for a map a move has staged; installed as it is when that map is published. */
+  private volatile Routing staged;
 
   private Router(Function<ShardMap, ShardingStrategy> strategies, String unitName, ShardMapSource source) {
     this.strategies = strategies;
@@ -60,6 +62,7 @@ public final class Router {
       String unitName) {
     Router router = new Router(strategies, unitName, source);
     source.addListener(router::onNewMap);
+    source.addStagedListener(router::onStagedMap);
     router.install(source.current());
     return router;
   }
@@ -232,12 +235,32 @@ public final class Router {
       return;
     }
     try {
-      routing = new Routing(map, strategies.apply(map));
+      Routing ready = staged;
+      routing = ready != null && ready.map() == map ? ready : new Routing(map, strategies.apply(map));
       previous = current;
+      if (ready != null && ready.map().version() <= map.version()) {
+        staged = null;
+      }
     } catch (IllegalArgumentException e) {
       throw new ShardingConfigurationException("Shardwise configuration of persistence unit '" + unitName
           + "': " + e.getMessage(), e);
     }
+  }
+
+  /** The map a move's write switch staged: its strategy is built now, so that the switch only swaps the pair. */
+  private void onStagedMap(ShardMap map) {
+    try {
+      staged = new Routing(map, strategies.apply(map));
+    } catch (IllegalArgumentException e) {
+      LOG.log(System.Logger.Level.WARNING, "Persistence unit '" + unitName + "': staged shard map version "
+          + map.version() + " cannot be routed (" + e.getMessage() + "); it is checked again if it commits");
+    }
+  }
+
+  /** The version of the map a move has staged for this router, or -1: for diagnostics and tests. */
+  public long stagedVersion() {
+    Routing ready = staged;
+    return ready == null || ready.map().version() <= routing.map().version() ? -1 : ready.map().version();
   }
 
   private void onNewMap(ShardMap map) {

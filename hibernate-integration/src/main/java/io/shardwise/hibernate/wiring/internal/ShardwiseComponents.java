@@ -106,6 +106,7 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.observations = Observations.of(config.observationRegistry(), router::map);
     maps.addListener(metrics::shardMapPublished);
     this.pools = new ShardPools(config, router::map, metrics);
+    maps.addStagedListener(next -> pools.warmFor(router.map(), next));   // a move's target, before its write switch
     metrics.watchPreparedTransactions(pools::primary, PREPARED_CACHE_MILLIS);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
     metrics.watchPins(pinStore::livePinsOn);
@@ -217,6 +218,11 @@ public final class ShardwiseComponents implements AutoCloseable {
 
   public Router router() {
     return router;
+  }
+
+  /** Where the router's maps come from (the control database's follower, or a fixed map). */
+  public ShardMapSource shardMapSource() {
+    return maps;
   }
 
   /** The schema version gate: which shards it keeps unavailable (none unless {@code mark-unavailable}). */
