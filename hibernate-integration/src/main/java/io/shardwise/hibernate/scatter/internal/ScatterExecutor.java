@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * bounded queue, refused the same way when both are full.
  *
  * <p>The caller waits on the shard tasks until the deadline, then gives up on the late ones; their
- * threads are interrupted, and the server cancels their statements itself (each part's statement
+ * platform threads are interrupted (virtual ones are not: see {@link #interruptsLateParts}), and
+ * the server cancels their statements itself (each part's statement
  * runs under a query timeout or {@code statement_timeout} equal to the time left), so a late shard
  * holds a thread and a connection only until the deadline. A shard's bulkhead and pool bound what
  * any one shard can take, whichever thread runs its part.
@@ -85,6 +86,16 @@ public final class ScatterExecutor implements AutoCloseable {
     this.inFlight = null;
   }
 
+  /**
+   * Whether a late part's thread is interrupted: a platform thread's, so that a wait for a pool
+   * checkout ends; never a virtual thread's, since interrupting a virtual thread blocked on a
+   * socket closes the socket, and the driver's cancel request for the server's statement (sent at
+   * the deadline) would then never be sent: the statement would run on, unseen, to its end.
+   */
+  private boolean interruptsLateParts() {
+    return pool != null;
+  }
+
   /** Whether parts run on virtual threads (JDK 21+). */
   public boolean runsOnVirtualThreads() {
     return pool == null;
@@ -127,7 +138,7 @@ public final class ScatterExecutor implements AutoCloseable {
         }
       }
     } catch (RejectedExecutionException e) {
-      running.keySet().forEach(f -> f.cancel(true));
+      running.keySet().forEach(f -> f.cancel(interruptsLateParts()));
       String state = pool == null ? inFlightLimit + " shard parts in flight on virtual threads"
           : pool.getMaximumPoolSize() + " threads busy, " + pool.getQueue().size() + " shard tasks queued";
       throw new io.shardwise.hibernate.scatter.ScatterGatherException("The scatter-gather executor of persistence unit '"
@@ -175,7 +186,7 @@ public final class ScatterExecutor implements AutoCloseable {
     }
     long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     for (Map.Entry<Future<Map.Entry<String, R>>, String> late : running.entrySet()) {
-      late.getKey().cancel(true);
+      late.getKey().cancel(interruptsLateParts());
       missing.putIfAbsent(late.getValue(), errors.isEmpty() || !failFast
           ? "no answer within the deadline (waited " + waited + " ms); its statement is cancelled by statement_timeout"
           : "abandoned after another shard failed");
