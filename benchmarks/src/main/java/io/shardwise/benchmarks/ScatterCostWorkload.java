@@ -338,7 +338,7 @@ public final class ScatterCostWorkload {
     return expected;
   }
 
-  private static void load(ShardedSessions shards, long rows) {
+  static void load(ShardedSessions shards, long rows) {
     Map<String, List<Long>> byShard = new java.util.TreeMap<>();
     for (long id = 1; id <= rows; id++) {
       byShard.computeIfAbsent(shards.shardFor(id), k -> new ArrayList<>()).add(id);

@@ -248,7 +248,7 @@ public final class ShardwiseSettings {
   /** First backoff between saga step attempts, doubled each time (ms, default 50). */
   public static final String SAGA_BACKOFF = "shardwise.saga.backoff_ms";
 
-  /** Threads that fan scatter-gather queries out (default twice the shard count, at least 4, at most 64). */
+  /** Threads that fan scatter-gather queries out on JDK 17 (default twice the shard count, at least 4, at most 16); on JDK 21+ parts run on virtual threads and this times 17 bounds the parts in flight. */
   public static final String SCATTER_THREADS = "shardwise.scatter.threads";
 
   /**

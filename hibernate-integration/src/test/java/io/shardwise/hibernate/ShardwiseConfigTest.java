@@ -141,7 +141,8 @@ class ShardwiseConfigTest {
     assertEquals(0, config.poolMinIdle(), "pools open on first use");
     assertEquals(8, config.scatter().threadsFor(4));
     assertEquals(4, config.scatter().threadsFor(1));
-    assertEquals(64, config.scatter().threadsFor(100));
+    assertEquals(16, config.scatter().threadsFor(100), "past 8 shards the fan-out does not grow with the shards");
+    assertEquals(16, config.scatter().threadsFor(8));
     assertEquals(new ShardwiseConfig.Transactions(true, 10_000, 60_000, 3, 5, 50), config.transactions());
     assertEquals(ShardingStrategies.Settings.DEFAULT, config.strategy());
     assertNull(config.snowflake().workerId());

@@ -210,8 +210,9 @@ public final class SettingRegistry {
   static final Setting SCATTER_FETCH_SIZE = integer(ShardwiseSettings.SCATTER_FETCH_SIZE, 1, 1_000_000, 1000, "rows",
       "rows per round trip of each shard's scatter-gather cursor");
   static final Setting SCATTER_THREADS = integer(ShardwiseSettings.SCATTER_THREADS, 1, 1024, 0, null,
-      "threads that fan scatter-gather queries out ([cross-shard "
-          + "queries](cross-shard-queries.md))").computed("2 × shards, within 4..64");
+      "threads that fan scatter-gather queries out on JDK 17; on 21+ each part runs on a virtual thread and this × 17"
+          + " bounds the parts in flight ([cross-shard queries](cross-shard-queries.md))")
+      .computed("2 × shards, within 4..16");
   static final Setting RESHARD_PAUSE_LIMIT = integer(ShardwiseSettings.RESHARD_PAUSE_LIMIT, 1, 60_000, 100, "ms",
       "longest write pause of a move's write switch ([online resharding](resharding.md))");
   static final Setting RESHARD_MAX_SWITCH_LAG = integer(ShardwiseSettings.RESHARD_MAX_SWITCH_LAG,

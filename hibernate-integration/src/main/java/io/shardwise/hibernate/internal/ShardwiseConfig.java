@@ -59,9 +59,13 @@ public final class ShardwiseConfig {
   public record ReadHedge(boolean enabled, int percentile, double multiplier, long floorMs, long ceilingMs) {}
 
   public record Scatter(int threads, int maxRows, int fetchSize) {
-    /** The pool size for {@code shardCount} shards: the configured count, else twice the shards within 4..64. */
+    /**
+     * The pool size for {@code shardCount} shards: the configured count, else twice the shards
+     * within 4..16 — past 8 shards the fan-out's threads no longer grow with the shards (on JDK 21+
+     * the parts run on virtual threads, and this bounds only how many wait in line).
+     */
     public int threadsFor(int shardCount) {
-      return threads > 0 ? threads : Math.min(64, Math.max(4, 2 * shardCount));
+      return threads > 0 ? threads : Math.min(16, Math.max(4, 2 * shardCount));
     }
   }
 

@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.scatter;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -43,6 +44,60 @@ class ScatterExecutorTest {
       assertEquals(Map.of("s0", "late but mine", "s1", "on time"), outcome.results(),
           "s1 answered while the caller ran s0: it is kept, not reported late; " + outcome.missing());
       assertEquals(Map.of(), outcome.missing());
+    }
+  }
+
+  /**
+   * The runtime's executor: on JDK 21+ every part on a virtual thread of its own, so that 64 parts
+   * parked at once hold no platform thread each; on 17 a platform pool. Either way the parts past
+   * threads × 17 in flight are refused at once, not queued.
+   */
+  @Test
+  void theRuntimesExecutorRunsPartsOnVirtualThreadsWhereTheJdkHasThemAndRefusesPastItsBound() throws Exception {
+    boolean virtualJdk = Runtime.version().feature() >= 21;
+    try (ScatterExecutor executor = ScatterExecutor.forUnit("test", 1)) {
+      assertEquals(virtualJdk, executor.runsOnVirtualThreads());
+      CountDownLatch release = new CountDownLatch(1);
+      CountDownLatch parked = new CountDownLatch(17);
+      java.util.Set<Boolean> virtual = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      Map<String, Callable<String>> tasks = new LinkedHashMap<>();
+      for (int i = 0; i < 17; i++) {
+        String shard = "s" + i;
+        tasks.put(shard, () -> {
+          virtual.add(isVirtual(Thread.currentThread()));
+          parked.countDown();
+          assertTrue(release.await(10, TimeUnit.SECONDS));
+          return shard;
+        });
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      java.util.concurrent.ExecutorService caller = java.util.concurrent.Executors.newSingleThreadExecutor();
+      java.util.concurrent.Future<ScatterExecutor.Outcome<String>> first =
+          caller.submit(() -> executor.run(tasks, deadline, true));
+      caller.shutdown();
+      // on virtual threads all 17 parts run at once; on the platform pool of 1, one runs and 16 wait
+      await().atMost(java.time.Duration.ofSeconds(10)).until(() -> parked.getCount() <= (virtualJdk ? 0 : 16));
+      assertEquals(java.util.Set.of(virtualJdk), virtual);
+      await().atMost(java.time.Duration.ofSeconds(10)).until(() -> {
+        try {
+          executor.run(Map.of("one more", () -> "x"), System.nanoTime() + TimeUnit.SECONDS.toNanos(1), true);
+          return false;
+        } catch (io.shardwise.hibernate.scatter.ScatterGatherException saturated) {
+          return saturated.getMessage().contains("is saturated");
+        }
+      });
+      release.countDown();
+      assertEquals(17, first.get(10, TimeUnit.SECONDS).results().size());
+      assertEquals(Map.of("again", "y"), executor.run(Map.<String, Callable<String>>of("again", () -> "y"),
+          System.nanoTime() + TimeUnit.SECONDS.toNanos(10), true).results(), "permits come back as parts end");
+    }
+  }
+
+  private static boolean isVirtual(Thread t) {
+    try {
+      return (Boolean) Thread.class.getMethod("isVirtual").invoke(t);
+    } catch (ReflectiveOperationException e) {
+      return false; // JDK 17: no virtual threads
     }
   }
 }

@@ -225,8 +225,11 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         ScatterContext.ShardReader reader = joined ? this::readInJoinedTransaction : context.reader();
         // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
         Part partHere = joined ? Part.CURSOR : part;
+        // a scalar part with nothing added to its text: one plain statement, no Hibernate query
+        ScalarPartSql scalarSql = joined || perShardMax >= 0 || !hqlOfShard.equals(planned.markedShardHql()) ? null
+            : planned.scalarSql();
         tasks.put(shardId, () -> runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax,
-            partHere, deadlineNanos, budget));
+            partHere, deadlineNanos, budget, scalarSql));
       }
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows
@@ -660,7 +663,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
    */
   private List<Object[]> runOnShard(ScatterContext.ShardReader reader, String shardId,
       ShardwiseObservations.Observed scatter, String shardHql, Map<String, Object> keysetParameters, int perShardMax,
-      Part part, long deadlineNanos, RowBudget budget) {
+      Part part, long deadlineNanos, RowBudget budget, ScalarPartSql scalarSql) {
     return reader.read(shardId, part == Part.CURSOR, scatter, session -> {
       boundByDeadline(session, shardId, deadlineNanos, part);
       return QueryGuard.bypass(() -> {
@@ -671,7 +674,8 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         // ONE_STATEMENT: perShardMax (<= fetchSize) or one row per shard; else one row past a fetch
         int asked = part == Part.ONE_STATEMENT ? perShardMax
             : perShardMax >= 0 ? Math.min(perShardMax, fetchSize + 1) : fetchSize + 1;
-        List<Object[]> rows = shardQuery(session, shardHql, keysetParameters, asked).getResultList();
+        List<Object[]> rows = scalarSql != null ? session.doReturningWork(c -> scalarSql.read(c, asked))
+            : shardQuery(session, shardHql, keysetParameters, asked).getResultList();
         if (part == Part.ONE_STATEMENT || rows.size() <= fetchSize || rows.size() == perShardMax) {
           for (int i = 0; i < rows.size(); i++) {
             budget.takeOne(shardId);

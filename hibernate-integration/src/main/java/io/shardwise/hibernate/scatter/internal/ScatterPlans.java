@@ -19,9 +19,10 @@ public final class ScatterPlans {
   /**
    * A plan and the HQL every shard runs when no keyset or bucket filter is added to it, already
    * marked for the query guard: one string per query text, so Hibernate finds its translation by
-   * a hash computed once.
+   * a hash computed once; and, for a part that returns scalars only, that HQL's SQL to run as a
+   * plain statement ({@link ScalarPartSql}), or null.
    */
-  public record Planned(ScatterPlan plan, String markedShardHql) {}
+  public record Planned(ScatterPlan plan, String markedShardHql, ScalarPartSql scalarSql) {}
 
   /**
    * The plan of {@code hql}, as {@link ScatterPlanner#plan(SessionFactoryImplementor, String, Function)}
@@ -31,12 +32,20 @@ public final class ScatterPlans {
     Planned planned = plans.get(hql);
     if (planned == null) {
       ScatterPlan plan = ScatterPlanner.plan(sessionFactory, hql, placement);
-      planned = new Planned(plan, QueryGuard.scatterGather(plan.shardHql(null)));
+      String markedShardHql = QueryGuard.scatterGather(plan.shardHql(null));
+      planned = new Planned(plan, markedShardHql, scalarParts(plan) ? ScalarPartSql.compile(sessionFactory,
+          markedShardHql) : null);
       if (plans.size() >= MAX_PLANS) {
         plans.clear();
       }
       plans.put(hql, planned);
     }
     return planned;
+  }
+
+  /** Whether the shard query returns values, not entities: aggregates, with or without groups. */
+  private static boolean scalarParts(ScatterPlan plan) {
+    return (plan.shape() == ScatterPlan.Shape.AGGREGATE || plan.shape() == ScatterPlan.Shape.GROUPED)
+        && !plan.fetchJoin() && !plan.oneShard();
   }
 }

@@ -607,7 +607,7 @@ public class ShardwiseProperties {
 
   /** Scatter-gather queries. */
   public static class Scatter {
-    /** Threads of the scatter-gather pool; default twice the shard count, at least 4, at most 64. */
+    /** Threads of the scatter-gather pool (JDK 17; on 21+ parts run on virtual threads); default twice the shard count, at least 4, at most 16. */
     private Integer threads;
 
     public Integer getThreads() {

@@ -1,0 +1,42 @@
+package io.shardwise.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.shardwise.benchmarks.ScatterSweepWorkload.Options;
+import io.shardwise.benchmarks.ScatterSweepWorkload.Result;
+import io.shardwise.benchmarks.ScatterSweepWorkload.Sweep;
+import io.shardwise.benchmarks.ScatterSweepWorkload.Variant;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ScatterSweepWorkloadTest {
+  @Test
+  void theSlopeIsTheLeastSquaresLineThroughTheShardCounts() {
+    assertEquals(2.0, ScatterSweepWorkload.slope(new int[] {1, 8, 32}, new double[] {12, 26, 74}), 1e-9);
+    assertEquals(0.0, ScatterSweepWorkload.slope(new int[] {1, 64}, new double[] {5, 5}), 1e-9);
+  }
+
+  @Test
+  void theReportGivesEachShardCountItsPartAgainstTheBareQueryAndTheThreads() {
+    List<Sweep> sweeps = List.of(sweep(1, 100, 150, 20), sweep(8, 800, 1200, 30));
+    String report = ScatterSweepWorkload.report(Options.parse(new String[] {"chart=none"}), sweeps, "17", 1, 2);
+    assertTrue(report.contains("| 1 | 150.0 | 100.0 | 1.50× | 20 (20) |"), report);
+    assertTrue(report.contains("| 8 | 150.0 | 100.0 | 1.50× | 30 (30) |"), report);
+    assertTrue(report.contains("| `count` | 150.0 |"), "slope of 150 → 1200 over 1 → 8 shards: " + report);
+    assertTrue(report.startsWith(ScatterSweepWorkload.BEGIN) && report.strip().endsWith(ScatterSweepWorkload.END));
+    String svg = ScatterSweepWorkload.svg(sweeps);
+    assertTrue(svg.startsWith("<svg") && svg.contains("<polyline") && svg.strip().endsWith("</svg>"), svg);
+  }
+
+  private static Sweep sweep(int shards, double bare, double count, int threads) {
+    Map<Variant, Result> results = new EnumMap<>(Variant.class);
+    for (Variant v : Variant.values()) {
+      double cpu = v == Variant.BARE_COUNT ? bare : v == Variant.COUNT ? count : 10 * shards;
+      results.put(v, new Result(1, 2, cpu, 1024));
+    }
+    return new Sweep(shards, results, threads, threads);
+  }
+}
