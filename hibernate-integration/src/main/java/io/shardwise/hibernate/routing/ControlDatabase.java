@@ -808,6 +808,41 @@ public final class ControlDatabase {
     }
   }
 
+  /**
+   * {@code base} one version later with {@code owners} applied as {@link StagedAssignment}'s
+   * statement applies them: each bucket's new owner, its reads no longer switched, and its copy
+   * holder, when that is the new owner, turned into the old owner (a write switch leaves the
+   * source's copy behind).
+   *
+   * @throws IllegalArgumentException if a bucket or shard is not in {@code base}
+   */
+  static ShardMap assigned(ShardMap base, Map<Integer, String> owners) {
+    String[] newOwners = base.bucketOwnersCopy();
+    String[] readers = base.readOwnersCopy();
+    String[] copies = new String[newOwners.length];
+    for (int b = 0; b < copies.length; b++) {
+      copies[b] = base.copyHolderOf(b);
+    }
+    owners.forEach((bucket, shard) -> {
+      String before = newOwners[bucket];
+      if (shard.equals(copies[bucket]) && !before.equals(shard)) {
+        copies[bucket] = before;
+      }
+      newOwners[bucket] = shard;
+      readers[bucket] = null;
+    });
+    return new ShardMap(base.version() + 1, List.copyOf(base.shards().values()), newOwners, readers, copies);
+  }
+
+  private static void notify(Connection c, String payload) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+      ps.setString(1, CHANNEL);
+      ps.setString(2, payload);
+      ps.execute();
+    }
+  }
+
+
 
   /**
    * Runs {@code work} in a transaction that first locks the version row (so writers serialize),

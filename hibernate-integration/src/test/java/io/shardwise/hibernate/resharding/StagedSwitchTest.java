@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.shardwise.hibernate.ShardedSessions;
 import io.shardwise.hibernate.Shardwise;
 import io.shardwise.hibernate.internal.ShardPools;
-import io.shardwise.hibernate.internal.wiring.ShardwiseComponents;
+import io.shardwise.hibernate.wiring.internal.ShardwiseComponents;
 import io.shardwise.hibernate.resharding.internal.CrashPoints;
 import io.shardwise.hibernate.routing.ShardDescriptor;
 import io.shardwise.hibernate.routing.ShardMap;
