@@ -25,6 +25,7 @@ import java.util.concurrent.TimeoutException;
 import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -150,6 +151,7 @@ class OperatorAfterKillTest {
   }
 
   @Test
+  @Tag("long")
   void killedInsideTheRollbackFreezeEveryCommandAnswersAndTheWritesComeBack() throws Exception {
     Resharding moves = shards.resharding();
     ReshardWorkflow w = moves.start(ReshardRequest.move("s0", "s1", BucketRanges.parse("0-170"), List.of()), p -> { });
@@ -168,6 +170,7 @@ class OperatorAfterKillTest {
   }
 
   @Test
+  @Tag("long")
   void killedDuringTheCopyEveryCommandAnswers() throws Exception {
     killMoverAt(CrashPoints.Point.DURING_COPY, ("start s0 s1 0-170 " + MoverCrashTest.TABLES).split(" "));
     String id = withinBound("status (list, copy)", () -> operator().workflows()).get(0).id();
