@@ -53,11 +53,11 @@ import java.util.TreeMap;
  *
  * <p>This file owns the public operations, their transactions (lock the version row, change, raise,
  * notify) and their errors; the SQL of the map's tables is {@link ShardMapTables}', that of router
- * leases {@link RouterLeaseTable}'s, and a router following the map is {@link ControlDatabaseShardMapSource}.
+ * leases {@link RouterLeaseTable}'s, the write switch's staged change (its announcement, the map
+ * it announces, its statement, a prepared one's rollback) {@link StagedChanges}', and a router
+ * following the map is {@link ControlDatabaseShardMapSource}.
  */
 public final class ControlDatabase {
-  private static final System.Logger LOG = System.getLogger(ControlDatabase.class.getName());
-
   /** How long staging an assignment waits for another change of the map to finish. */
   private static final long STAGE_LOCK_TIMEOUT_MS = 5_000;
 
@@ -67,15 +67,6 @@ public final class ControlDatabase {
    * announcement}).
    */
   public static final String CHANNEL = "shardwise_shard_map";
-
-  /**
-   * How a notification announcing a staged change begins: {@code staged <version> <token>
-   * <shard>=<buckets>[;<shard>=<buckets>...]}, buckets as ranges ({@code 0-340,512}).
-   */
-  static final String STAGED_PREFIX = "staged ";
-
-  /** The longest notification payload sent (PostgreSQL's limit is 8000 bytes). */
-  private static final int MAX_PAYLOAD = 7_900;
 
   /**
    * The timeouts of every connection this class opens unless {@link #withTimeouts} says otherwise
@@ -481,7 +472,7 @@ public final class ControlDatabase {
    */
   public void abortStaged(String preparedName) {
     withConnection("abort a staged assignment", "shardwise-control", c -> {
-      rollbackPrepared(c, preparedName);
+      StagedChanges.rollbackPrepared(c, preparedName);
       return null;
     });
   }
@@ -505,28 +496,9 @@ public final class ControlDatabase {
           }
         }
       }
-      rollbackPrepared(c, preparedName);
+      StagedChanges.rollbackPrepared(c, preparedName);
       return true;
     });
-  }
-
-  private static void rollbackPrepared(Connection c, String preparedName) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_prepared_xacts WHERE gid = ? AND database = "
-        + "current_database()")) {
-      ps.setString(1, preparedName);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return;
-        }
-      }
-    }
-    try (Statement s = c.createStatement()) {
-      s.execute("ROLLBACK PREPARED '" + preparedName.replace("'", "''") + "'");
-    } catch (SQLException e) {
-      if (!"42704".equals(e.getSQLState())) {   // gone meanwhile: committed or rolled back by another
-        throw e;
-      }
-    }
   }
 
   /**
@@ -546,20 +518,7 @@ public final class ControlDatabase {
       this.connection = connection;
       this.expectedVersion = expectedVersion;
       this.token = token;
-      StringBuilder buckets = new StringBuilder("'{");
-      StringBuilder shards = new StringBuilder("'{");
-      sorted.forEach((bucket, shard) -> {
-        buckets.append(buckets.length() > 2 ? "," : "").append(bucket);
-        shards.append(shards.length() > 2 ? "," : "").append('"').append(shard.replace("\\", "\\\\")
-            .replace("\"", "\\\"").replace("'", "''")).append('"');
-      });
-      // the version row is the compare-and-set: no row when the map moved on, and then nothing else changes
-      this.sql = "WITH v AS (UPDATE shardwise.map_version SET version = version + 1 WHERE version = " + expectedVersion
-          + " RETURNING version), b AS (UPDATE shardwise.bucket b SET shard_id = u.shard_id, read_shard_id = NULL, "
-          + "copy_shard_id = CASE WHEN b.copy_shard_id = u.shard_id AND b.shard_id <> u.shard_id THEN b.shard_id "
-          + "ELSE b.copy_shard_id END FROM unnest(" + buckets + "}'::int[], " + shards + "}'::text[]) AS u(bucket, "
-          + "shard_id), v WHERE b.bucket = u.bucket RETURNING 1) SELECT v.version, (SELECT count(*) FROM b)"
-          + "%s FROM v";
+      this.sql = StagedChanges.assignmentSql(expectedVersion, sorted);
     }
 
     /** Runs the change now as a prepared transaction; stays unprepared when prepared transactions are off. */
@@ -651,7 +610,7 @@ public final class ControlDatabase {
         return;
       }
       try {
-        rollbackPrepared(connection, preparedName);
+        StagedChanges.rollbackPrepared(connection, preparedName);
       } catch (SQLException e) {
         abortStaged(preparedName);
       }
@@ -729,120 +688,8 @@ public final class ControlDatabase {
    *     routers then load the map when the commit is announced, as for any other change
    */
   public String announceStaged(long expectedVersion, Map<Integer, String> owners) {
-    String token = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
-    StringBuilder payload = new StringBuilder(STAGED_PREFIX).append(expectedVersion + 1).append(' ').append(token)
-        .append(' ');
-    Map<String, List<Integer>> byShard = new java.util.TreeMap<>();
-    new TreeMap<>(owners).forEach((bucket, shard) -> byShard.computeIfAbsent(shard, k -> new ArrayList<>()).add(bucket));
-    String separator = "";
-    for (Map.Entry<String, List<Integer>> e : byShard.entrySet()) {
-      if (e.getKey().isEmpty() || e.getKey().matches(".*[\\s=;].*")) {
-        return token;
-      }
-      payload.append(separator).append(e.getKey()).append('=').append(ranges(e.getValue()));
-      separator = ";";
-    }
-    if (payload.length() > MAX_PAYLOAD) {
-      return token;
-    }
-    try {
-      withConnection("announce a staged change", "shardwise-control", c -> {
-        notify(c, payload.toString());
-        return null;
-      });
-    } catch (ControlDatabaseException e) {
-      LOG.log(System.Logger.Level.INFO, "Could not announce the staged shard map version " + (expectedVersion + 1)
-          + " (" + e.getMessage() + "); routers load it when it commits");
-    }
-    return token;
+    return StagedChanges.announce(this, expectedVersion, owners);
   }
-
-  /** Sorted buckets as ranges: {@code 0-340,512}. */
-  private static String ranges(java.util.List<Integer> sorted) {
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < sorted.size(); ) {
-      int from = sorted.get(i);
-      int j = i;
-      while (j + 1 < sorted.size() && sorted.get(j + 1) == sorted.get(j) + 1) {
-        j++;
-      }
-      out.append(out.length() > 0 ? "," : "").append(from);
-      if (j > i) {
-        out.append('-').append(sorted.get(j));
-      }
-      i = j + 1;
-    }
-    return out.toString();
-  }
-
-  /** A change announced as staged: its token, and the map it makes of the map it was staged on. */
-  record StagedMap(String token, ShardMap map) {}
-
-  /**
-   * The map a staged change announced by {@code payload} makes of {@code base}: the same as its
-   * commit makes of the stored map at {@code base}'s version (see {@link #assigned}); null when the
-   * payload is malformed or the change was staged on another version.
-   */
-  static StagedMap parseStaged(String payload, ShardMap base) {
-    String[] parts = payload.substring(STAGED_PREFIX.length()).trim().split(" ");
-    try {
-      if (parts.length != 3 || Long.parseLong(parts[0]) != base.version() + 1) {
-        return null;
-      }
-      Map<Integer, String> owners = new TreeMap<>();
-      for (String assignment : parts[2].split(";")) {
-        int eq = assignment.lastIndexOf('=');
-        String shard = assignment.substring(0, eq);
-        for (String range : assignment.substring(eq + 1).split(",")) {
-          int dash = range.indexOf('-');
-          int from = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
-          int to = dash < 0 ? from : Integer.parseInt(range.substring(dash + 1));
-          for (int b = from; b <= to; b++) {
-            owners.put(b, shard);
-          }
-        }
-      }
-      return new StagedMap(parts[1], assigned(base, owners));
-    } catch (RuntimeException malformed) {   // not a payload this version writes, or buckets/shards not in base
-      return null;
-    }
-  }
-
-  /**
-   * {@code base} one version later with {@code owners} applied as {@link StagedAssignment}'s
-   * statement applies them: each bucket's new owner, its reads no longer switched, and its copy
-   * holder, when that is the new owner, turned into the old owner (a write switch leaves the
-   * source's copy behind).
-   *
-   * @throws IllegalArgumentException if a bucket or shard is not in {@code base}
-   */
-  static ShardMap assigned(ShardMap base, Map<Integer, String> owners) {
-    String[] newOwners = base.bucketOwnersCopy();
-    String[] readers = base.readOwnersCopy();
-    String[] copies = new String[newOwners.length];
-    for (int b = 0; b < copies.length; b++) {
-      copies[b] = base.copyHolderOf(b);
-    }
-    owners.forEach((bucket, shard) -> {
-      String before = newOwners[bucket];
-      if (shard.equals(copies[bucket]) && !before.equals(shard)) {
-        copies[bucket] = before;
-      }
-      newOwners[bucket] = shard;
-      readers[bucket] = null;
-    });
-    return new ShardMap(base.version() + 1, List.copyOf(base.shards().values()), newOwners, readers, copies);
-  }
-
-  private static void notify(Connection c, String payload) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-      ps.setString(1, CHANNEL);
-      ps.setString(2, payload);
-      ps.execute();
-    }
-  }
-
-
 
   /**
    * Runs {@code work} in a transaction that first locks the version row (so writers serialize),
@@ -908,7 +755,7 @@ public final class ControlDatabase {
     });
   }
 
-  private <T> T withConnection(String operation, String applicationName, SqlWork<T> work) {
+  <T> T withConnection(String operation, String applicationName, SqlWork<T> work) {
     try (Connection c = connect(applicationName, new Properties())) {
       try {
         return work.apply(c);
@@ -928,7 +775,7 @@ public final class ControlDatabase {
   }
 
   @FunctionalInterface
-  private interface SqlWork<T> {
+  interface SqlWork<T> {
     T apply(Connection c) throws SQLException;
   }
 

@@ -101,7 +101,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   private final CopyOnWriteArrayList<Consumer<ShardMap>> listeners = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<Consumer<ShardMap>> stagedListeners = new CopyOnWriteArrayList<>();
   /** A change announced as staged on the current version: installed without a read when its commit is announced. */
-  private volatile ControlDatabase.StagedMap staged;
+  private volatile StagedChanges.StagedMap staged;
   private final Thread follower;
   /** This router's row in {@code shardwise.router}, or null without a lease. */
   private final ControlDatabase.RouterLease lease;
@@ -460,7 +460,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
       return;
     }
     current = map;
-    ControlDatabase.StagedMap kept = staged;
+    StagedChanges.StagedMap kept = staged;
     if (kept != null && kept.map().version() <= map.version()) {
       staged = null;   // committed, or superseded by another change
     }
@@ -491,7 +491,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
     long newest = -1;
     for (PGNotification n : notifications) {
       String payload = n.getParameter().trim();
-      if (payload.startsWith(ControlDatabase.STAGED_PREFIX)) {
+      if (payload.startsWith(StagedChanges.STAGED_PREFIX)) {
         stage(payload);
         continue;
       }
@@ -504,7 +504,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
             + " whose payload is not a version: '" + payload + "'");
         continue;
       }
-      ControlDatabase.StagedMap ready = staged;
+      StagedChanges.StagedMap ready = staged;
       if (space > 0 && ready != null && ready.token().equals(payload.substring(space + 1))
           && ready.map().version() == version && current.version() == version - 1) {
         publishIfNewer(ready.map());   // the staged change committed on the map it was computed from
@@ -516,7 +516,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   }
 
   private void stage(String payload) {
-    ControlDatabase.StagedMap next = ControlDatabase.parseStaged(payload, current);
+    StagedChanges.StagedMap next = StagedChanges.parseStaged(payload, current);
     if (next == null) {
       return;   // staged on another version than this router's: its commit is loaded like any change
     }

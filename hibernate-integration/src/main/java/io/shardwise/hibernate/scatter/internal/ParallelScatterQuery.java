@@ -2,7 +2,6 @@ package io.shardwise.hibernate.scatter.internal;
 
 import io.shardwise.hibernate.ShardwiseSettings;
 import io.shardwise.hibernate.internal.ShardedEntity;
-import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import io.shardwise.hibernate.metrics.ShardwiseObservations;
 import io.shardwise.hibernate.routing.BucketStrategy;
 import io.shardwise.hibernate.routing.ShardMap;
@@ -14,9 +13,8 @@ import io.shardwise.hibernate.scatter.ScatterRowLimitException;
 import io.shardwise.hibernate.scatter.ShardFailurePolicy;
 import io.shardwise.hibernate.scatter.UnsupportedScatterQueryException;
 import io.shardwise.hibernate.scatter.internal.ScatterPlan.SortKey;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
+import io.shardwise.hibernate.scatter.internal.ShardParts.Part;
+import io.shardwise.hibernate.scatter.internal.ShardParts.RowBudget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,21 +26,21 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.hibernate.FlushMode;
 import org.hibernate.ScrollMode;
 import org.hibernate.Session;
-import org.hibernate.ScrollableResults;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
-import org.hibernate.query.SelectionQuery;
 
-/** {@link ScatterQuery} planned from Hibernate's model of the query and fanned out on the {@link ScatterExecutor}. */
+/**
+ * {@link ScatterQuery} planned from Hibernate's model of the query and fanned out on the {@link ScatterExecutor}.
+ * This class owns the query's parameters and options, its plan for each shard (bucket filter, keyset
+ * predicate, pushed-down limit), the fan-out and its failures, the lazily merged top-N and the merge;
+ * how one shard's part reads its rows (statement or cursor, under the deadline, counted against the row
+ * cap) is {@link ShardParts}.
+ */
 public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   private static final String AFTER_PARAMETER = "shardwise_after_";
-  /** How much longer than the deadline a shard's socket may stay silent: the server's statement_timeout fires first. */
-  private static final long SOCKET_GRACE_MS = 2000;
 
   private final ScatterContext context;
   private final String hql;
@@ -54,9 +52,11 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   private Duration deadline = DEFAULT_DEADLINE;
   private ShardFailurePolicy policy = ShardFailurePolicy.FAIL;
   private Object[] after;
+  private final ShardParts parts;
 
   ParallelScatterQuery(ScatterContext context, String hql, Class<T> resultType) {
     this.context = context;
+    this.parts = new ShardParts(context, named, positional);
     this.hql = hql;
     this.resultType = resultType;
   }
@@ -189,7 +189,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     // offset + limit <= maxRows <= Integer.MAX_VALUE, checked above
     int perShardMax = plan.pushesDownLimit() && limit >= 0 ? (int) (offset + limit) : -1;
     String shardHql = keyset == null ? planned.markedShardHql() : QueryGuard.scatterGather(plan.shardHql(keyset));
-    RowBudget budget = new RowBudget(maxRows);
+    RowBudget budget = new RowBudget(hql, maxRows);
     // one snapshot of the map: while buckets move, each shard is read only for the buckets it serves
     // reads of (no cost otherwise: the filter is built only when some bucket has a copy)
     ShardMap map = context.map().get();
@@ -208,7 +208,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
       shardIds = Set.of(joinedShard);
     }
 
-    Part part = boundedPerShard(plan, perShardMax) ? Part.ONE_STATEMENT
+    Part part = parts.boundedPerShard(plan, perShardMax) ? Part.ONE_STATEMENT
         : plan.fetchJoin() ? Part.CURSOR : Part.FIRST_FETCH_THEN_CURSOR;
     boolean lazy = mergedLazily(plan, part, joinedShard, perShardMax);
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
@@ -222,13 +222,13 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
             deadlineNanos)));
       } else {
         boolean joined = shardId.equals(joinedShard);
-        ScatterContext.ShardReader reader = joined ? this::readInJoinedTransaction : context.reader();
+        ScatterContext.ShardReader reader = joined ? parts::readInJoinedTransaction : context.reader();
         // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
         Part partHere = joined ? Part.CURSOR : part;
         // a scalar part with nothing added to its text: one plain statement, no Hibernate query
         ScalarPartSql scalarSql = joined || perShardMax >= 0 || !hqlOfShard.equals(planned.markedShardHql()) ? null
             : planned.scalarSql();
-        tasks.put(shardId, () -> runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax,
+        tasks.put(shardId, () -> parts.runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax,
             partHere, deadlineNanos, budget, scalarSql));
       }
       if (plan.oneShard()) {
@@ -369,8 +369,8 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   private OpenPart openOnShard(String shardId, ShardwiseObservations.Observed scatter, String shardHql,
       Map<String, Object> keysetParameters, int perShardMax, long deadlineNanos) {
     return context.opener().open(shardId, scatter, session -> {
-      boundByDeadline(session, shardId, deadlineNanos, Part.ONE_STATEMENT);
-      return QueryGuard.bypass(() -> shardQuery(session, shardHql, keysetParameters, perShardMax)
+      ShardParts.boundByDeadline(session, shardId, deadlineNanos, Part.ONE_STATEMENT);
+      return QueryGuard.bypass(() -> parts.shardQuery(session, shardHql, keysetParameters, perShardMax)
           .scroll(ScrollMode.FORWARD_ONLY));
     });
   }
@@ -529,26 +529,6 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         + " ask for fewer rows, or raise " + ShardwiseSettings.SCATTER_MAX_ROWS + ".");
   }
 
-  /** The rows a query holds, summed over its shards, against {@code shardwise.scatter.max_rows}. */
-  private final class RowBudget {
-    private final int maxRows;
-    private final AtomicLong held = new AtomicLong();
-
-    RowBudget(int maxRows) {
-      this.maxRows = maxRows;
-    }
-
-    void takeOne(String shardId) {
-      if (held.incrementAndGet() > maxRows) {
-        throw new ScatterRowLimitException("Scatter query [" + hql + "] would hold more than "
-            + ShardwiseSettings.SCATTER_MAX_ROWS + " = " + maxRows + " rows in memory (the cap was reached while"
-            + " shard '" + shardId + "' sent its rows; the merge holds every row the shards send). Add a limit"
-            + " (setMaxResults or LIMIT), page with after(lastSortKey) (keyset pagination), narrow the WHERE"
-            + " clause, or raise " + ShardwiseSettings.SCATTER_MAX_ROWS + ".");
-      }
-    }
-  }
-
   private static <E extends Throwable> E causeOfType(Throwable error, Class<E> type) {
     for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (type.isInstance(t)) {
@@ -579,220 +559,6 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
     return shard;
   }
 
-  /**
-   * The joined session's part: on its own connection, inside its transaction, on the calling
-   * thread. The deadline's statement_timeout and socket timeout are set for this part only and put
-   * back afterwards, since the transaction goes on after the query.
-   */
-  private List<Object[]> readInJoinedTransaction(String shardId, boolean inTransaction,
-      ShardwiseObservations.Observed scatter, Function<Session, List<Object[]>> work) {
-    Session joined = context.joined();
-    long started = System.nanoTime();
-    boolean failed = true;
-    String[] statementTimeout = new String[1];
-    int[] networkTimeout = new int[1];
-    joined.doWork(c -> {
-      networkTimeout[0] = c.getNetworkTimeout();
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW statement_timeout")) {
-        rs.next();
-        statementTimeout[0] = rs.getString(1);
-      }
-    });
-    try {
-      List<Object[]> rows = work.apply(joined);
-      failed = false;
-      return rows;
-    } finally {
-      context.metrics().scatterShard(shardId, System.nanoTime() - started, failed);
-      try {
-        joined.doWork(c -> {
-          c.setNetworkTimeout(Runnable::run, networkTimeout[0]);
-          try (PreparedStatement s = c.prepareStatement("SELECT set_config('statement_timeout', ?, true)")) {
-            s.setString(1, statementTimeout[0]);
-            s.execute();
-          }
-        });
-      } catch (RuntimeException restoreFailure) {
-        if (!failed) {
-          throw restoreFailure;
-        }
-        // the part failed, so PostgreSQL has aborted the transaction: its settings go with it
-      }
-    }
-  }
-
-  /**
-   * Whether every shard sends at most one fetch of rows ({@code shardwise.scatter.fetch_size}): a
-   * pushed-down limit no larger than that, or an aggregate without grouping (one row per shard).
-   * Such a part needs no cursor, so it runs as one autocommit statement, cancelled at the deadline
-   * by the driver: no transaction to begin and commit, no {@code SET LOCAL statement_timeout}
-   * ({@link Part#ONE_STATEMENT}).
-   */
-  private boolean boundedPerShard(ScatterPlan plan, int perShardMax) {
-    return plan.shape() == ScatterPlan.Shape.AGGREGATE && plan.groupBy() == null
-        || perShardMax >= 0 && perShardMax <= context.settings().fetchSize();
-  }
-
-  /** How one shard's part reads its rows. */
-  private enum Part {
-    /**
-     * The part sends at most one fetch ({@link #boundedPerShard}): one autocommit statement, which
-     * the driver cancels on the server at the deadline.
-     */
-    ONE_STATEMENT,
-    /**
-     * The part's size is not known: one autocommit statement asks for one row more than a fetch; if
-     * the rows fit one fetch they are the answer (a {@code group by} over a few groups, a filter that
-     * leaves few rows), else the part is read again through a cursor, as {@link #CURSOR}, in the same
-     * session. Never more than a fetch and a row is held before the rows are counted against the cap.
-     */
-    FIRST_FETCH_THEN_CURSOR,
-    /**
-     * A server-side cursor inside a read-only transaction, its rows counted against the cap as they
-     * arrive; every fetch is a statement of its own, so the server's {@code statement_timeout} is set
-     * to the time left. The joined session's part, and a part that fetches a join (whose row limit
-     * Hibernate might apply in memory), always read this way.
-     */
-    CURSOR
-  }
-
-  /**
-   * One shard's part, read as {@code part} says. The socket timeout follows the deadline (plus a
-   * grace, so the server's cancellation arrives first), not the pool's point-lookup default, which
-   * the pool restores when the connection comes back.
-   */
-  private List<Object[]> runOnShard(ScatterContext.ShardReader reader, String shardId,
-      ShardwiseObservations.Observed scatter, String shardHql, Map<String, Object> keysetParameters, int perShardMax,
-      Part part, long deadlineNanos, RowBudget budget, ScalarPartSql scalarSql) {
-    return reader.read(shardId, part == Part.CURSOR, scatter, session -> {
-      boundByDeadline(session, shardId, deadlineNanos, part);
-      return QueryGuard.bypass(() -> {
-        if (part == Part.CURSOR) {
-          return readThroughCursor(session, shardId, shardHql, keysetParameters, perShardMax, budget);
-        }
-        int fetchSize = context.settings().fetchSize();
-        // ONE_STATEMENT: perShardMax (<= fetchSize) or one row per shard; else one row past a fetch
-        int asked = part == Part.ONE_STATEMENT ? perShardMax
-            : perShardMax >= 0 ? Math.min(perShardMax, fetchSize + 1) : fetchSize + 1;
-        List<Object[]> rows = scalarSql != null ? session.doReturningWork(c -> scalarSql.read(c, asked))
-            : shardQuery(session, shardHql, keysetParameters, asked).getResultList();
-        if (part == Part.ONE_STATEMENT || rows.size() <= fetchSize || rows.size() == perShardMax) {
-          for (int i = 0; i < rows.size(); i++) {
-            budget.takeOne(shardId);
-          }
-          return rows;
-        }
-        // more than a fetch: the rows are read again through a cursor, so that they are counted as they
-        // arrive and a shard with millions of them is stopped at the cap, not after loading them all
-        return readInReadOnlyTransaction(session, deadlineNanos, shardId,
-            () -> readThroughCursor(session, shardId, shardHql, keysetParameters, perShardMax, budget));
-      });
-    });
-  }
-
-  /**
-   * The server cancels the part's statements at the deadline — a late shard stops working, not just
-   * being waited for — and no read waits on the socket longer than the time left and a grace.
-   */
-  private static void boundByDeadline(Session session, String shardId, long deadlineNanos, Part part) {
-    long leftMs = timeLeftMs(shardId, deadlineNanos);
-    session.doWork(c -> {
-      c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS));
-      if (part == Part.CURSOR) {
-        setStatementTimeout(c, leftMs);
-      } else {
-        ShardConnection.cancelStatementsAt(c, deadlineNanos);
-      }
-    });
-  }
-
-  private static long timeLeftMs(String shardId, long deadlineNanos) {
-    long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
-    if (leftMs <= 0) {
-      throw new ScatterGatherException("Shard '" + shardId + "' got its turn after the deadline", Map.of(), null);
-    }
-    return leftMs;
-  }
-
-  private static void setStatementTimeout(java.sql.Connection c, long leftMs) throws java.sql.SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("SET LOCAL statement_timeout = " + leftMs);
-    }
-  }
-
-  /**
-   * {@code work} in a transaction of {@code session} (opened outside one, read-only), under a
-   * {@code statement_timeout} of the time left: committed when it returns, rolled back when it throws.
-   */
-  private static List<Object[]> readInReadOnlyTransaction(Session session, long deadlineNanos, String shardId,
-      java.util.function.Supplier<List<Object[]>> work) {
-    org.hibernate.Transaction tx = session.beginTransaction();
-    try {
-      long leftMs = timeLeftMs(shardId, deadlineNanos);
-      session.doWork(c -> setStatementTimeout(c, leftMs));
-      List<Object[]> rows = work.get();
-      tx.commit();
-      return rows;
-    } catch (RuntimeException | Error e) {
-      if (tx.isActive()) {
-        try {
-          tx.rollback();
-        } catch (RuntimeException rollbackFailure) {
-          e.addSuppressed(rollbackFailure);
-        }
-      }
-      throw e;
-    }
-  }
-
-  /** The shard query, its parameters bound, limited to {@code maxRows} rows unless that is -1. */
-  private SelectionQuery<Object[]> shardQuery(Session session, String shardHql, Map<String, Object> keysetParameters,
-      int maxRows) {
-    // shardHql carries QueryGuard's scatter-gather mark already: one string for every shard, its hash computed once
-    SelectionQuery<Object[]> query = session.createSelectionQuery(shardHql, Object[].class);
-    if (!named.isEmpty()) {
-      // a parameter of the HAVING alone is not in the shard query: the merge evaluates HAVING
-      Set<String> names = query.getParameterMetadata().getNamedParameterNames();
-      named.forEach((name, value) -> {
-        if (names.contains(name)) {
-          query.setParameter(name, value);
-        }
-      });
-    }
-    if (!positional.isEmpty()) {
-      Set<Integer> positions = query.getParameterMetadata().getParameters().stream()
-          .map(org.hibernate.query.QueryParameter::getPosition).filter(java.util.Objects::nonNull)
-          .collect(Collectors.toSet());
-      positional.forEach((position, value) -> {
-        if (positions.contains(position)) {
-          query.setParameter(position, value);
-        }
-      });
-    }
-    keysetParameters.forEach(query::setParameter);
-    if (maxRows >= 0) {
-      query.setMaxResults(maxRows);
-    }
-    return query;
-  }
-
-  /**
-   * The part through a server-side cursor (the session must be in a transaction): rows arrive
-   * {@code fetch_size} at a time and are counted as they come.
-   */
-  private List<Object[]> readThroughCursor(Session session, String shardId, String shardHql,
-      Map<String, Object> keysetParameters, int perShardMax, RowBudget budget) {
-    SelectionQuery<Object[]> query = shardQuery(session, shardHql, keysetParameters, perShardMax);
-    query.setFetchSize(context.settings().fetchSize());
-    List<Object[]> rows = new ArrayList<>();
-    try (ScrollableResults<Object[]> cursor = query.scroll(ScrollMode.FORWARD_ONLY)) {
-      while (cursor.next()) {
-        budget.takeOne(shardId);
-        rows.add(cursor.get());
-      }
-    }
-    return rows;
-  }
 
   /**
    * Rows after the given key in the ORDER BY: for keys k1..kn, the OR over i of
