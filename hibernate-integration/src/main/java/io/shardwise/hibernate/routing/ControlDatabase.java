@@ -63,7 +63,7 @@ public final class ControlDatabase {
 
   /**
    * The channel of the notification sent on every change; its payload is the new version (followed,
-   * for a change a write switch staged, by the token of its {@linkplain StagedAssignment#announceStaged()
+   * for a change a write switch staged, by the token of its {@linkplain #announceStaged(long, Map)
    * announcement}).
    */
   public static final String CHANNEL = "shardwise_shard_map";
