@@ -10,6 +10,7 @@ import io.shardwise.spring.ShardwiseExceptionTranslator;
 import io.shardwise.spring.ShardwiseJpaTransactionManager;
 import io.shardwise.spring.WithShard;
 import io.shardwise.spring.WithShardInterceptor;
+import io.shardwise.spring.boot.autoconfigure.properties.WebProperties;
 import jakarta.persistence.EntityManagerFactory;
 import javax.sql.DataSource;
 import org.hibernate.SessionFactory;
@@ -234,7 +235,7 @@ public class ShardwiseAutoConfiguration {
     @Bean
     ShardContextInterceptor shardContextInterceptor(ObjectProvider<ShardedSessions> shards,
         ObjectProvider<ShardKeyResolver> resolver, ShardwiseProperties properties) {
-      ShardwiseProperties.Web web = properties.getWeb();
+      WebProperties web = properties.getWeb();
       return new ShardContextInterceptor(shards::getObject, resolver.getIfUnique(), web.getKeyHeader(),
           web.getKeyPathVariable(), web.getKeyType(), web.getShardHeader());
     }

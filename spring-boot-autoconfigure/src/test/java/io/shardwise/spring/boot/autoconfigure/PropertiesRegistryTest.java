@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.hibernate.internal.Setting;
 import io.shardwise.hibernate.internal.SettingRegistry;
+import io.shardwise.spring.boot.autoconfigure.properties.ShardProperties;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -61,7 +62,7 @@ class PropertiesRegistryTest {
   @Test
   void aShardsWeightDefaultsAsTheRuntimes() {
     Setting weight = SettingRegistry.get("shardwise.shard.<id>.weight");
-    assertEquals(weight.defaultInt(), new ShardwiseProperties.Shard().getWeight());
+    assertEquals(weight.defaultInt(), new ShardProperties().getWeight());
   }
 
   @Test
