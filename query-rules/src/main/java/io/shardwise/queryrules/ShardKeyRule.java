@@ -1,10 +1,25 @@
 package io.shardwise.queryrules;
 
+import static io.shardwise.queryrules.QuerySources.alias;
+import static io.shardwise.queryrules.QuerySources.identitySet;
+import static io.shardwise.queryrules.QuerySources.isValue;
+import static io.shardwise.queryrules.QuerySources.keyValueOf;
+import static io.shardwise.queryrules.QuerySources.names;
+import static io.shardwise.queryrules.QuerySources.pinsIn;
+import static io.shardwise.queryrules.QuerySources.refOf;
+import static io.shardwise.queryrules.QuerySources.sameGroup;
+import static io.shardwise.queryrules.QuerySources.selectedRef;
+import static io.shardwise.queryrules.QuerySources.target;
+import static io.shardwise.queryrules.QuerySources.unaliasedOwner;
+import static io.shardwise.queryrules.QuerySources.unwrap;
+
 import io.shardwise.queryrules.QueryModel.Entity;
+import io.shardwise.queryrules.QuerySources.Facts;
+import io.shardwise.queryrules.QuerySources.Ref;
+import io.shardwise.queryrules.QuerySources.Scope;
+import io.shardwise.queryrules.QuerySources.Source;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,12 +43,7 @@ import org.hibernate.grammars.hql.HqlParser.CteContext;
 import org.hibernate.grammars.hql.HqlParser.DeleteStatementContext;
 import org.hibernate.grammars.hql.HqlParser.EntityWithJoinsContext;
 import org.hibernate.grammars.hql.HqlParser.ExistsPredicateContext;
-import org.hibernate.grammars.hql.HqlParser.ExplicitTupleInListContext;
 import org.hibernate.grammars.hql.HqlParser.ExpressionContext;
-import org.hibernate.grammars.hql.HqlParser.ExpressionOrPredicateContext;
-import org.hibernate.grammars.hql.HqlParser.GeneralPathExpressionContext;
-import org.hibernate.grammars.hql.HqlParser.GeneralPathFragmentContext;
-import org.hibernate.grammars.hql.HqlParser.GroupedExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.GroupedPredicateContext;
 import org.hibernate.grammars.hql.HqlParser.IdentifierContext;
 import org.hibernate.grammars.hql.HqlParser.InPredicateContext;
@@ -42,27 +52,21 @@ import org.hibernate.grammars.hql.HqlParser.JoinContext;
 import org.hibernate.grammars.hql.HqlParser.JoinPathContext;
 import org.hibernate.grammars.hql.HqlParser.JoinTypeContext;
 import org.hibernate.grammars.hql.HqlParser.JpaCollectionJoinContext;
-import org.hibernate.grammars.hql.HqlParser.LiteralExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.NamedParameterContext;
 import org.hibernate.grammars.hql.HqlParser.OrPredicateContext;
-import org.hibernate.grammars.hql.HqlParser.ParamInListContext;
 import org.hibernate.grammars.hql.HqlParser.ParameterExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.PathContext;
 import org.hibernate.grammars.hql.HqlParser.PredicateContext;
 import org.hibernate.grammars.hql.HqlParser.PrimaryExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.QueryContext;
 import org.hibernate.grammars.hql.HqlParser.QuerySpecExpressionContext;
-import org.hibernate.grammars.hql.HqlParser.SelectClauseContext;
 import org.hibernate.grammars.hql.HqlParser.RootEntityContext;
 import org.hibernate.grammars.hql.HqlParser.SimplePathContext;
-import org.hibernate.grammars.hql.HqlParser.SimplePathElementContext;
 import org.hibernate.grammars.hql.HqlParser.SubqueryContext;
 import org.hibernate.grammars.hql.HqlParser.SubqueryExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.SubqueryInListContext;
-import org.hibernate.grammars.hql.HqlParser.UnaryNumericLiteralExpressionContext;
 import org.hibernate.grammars.hql.HqlParser.UpdateStatementContext;
 import org.hibernate.grammars.hql.HqlParser.ValuesContext;
-import org.hibernate.grammars.hql.HqlParser.VariableContext;
 import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
 
 /**
@@ -82,6 +86,11 @@ import org.hibernate.grammars.hql.HqlParser.WhereClauseContext;
  * <p>Shared by the annotation processor (on string constants and annotations at build time) and
  * by the runtime guard (on HQL built at run time), each with its own {@link QueryModel}.
  * Stateless apart from the model, so one instance serves every thread.
+ *
+ * <p>This class owns the rule: parsing, the walk over a statement's queries and predicates, what
+ * pins what, and the answers ({@link Unpinned}, {@link Analysis}, {@link InsertWithoutKey}). The
+ * sources and scopes it walks over, and the resolution of an expression to a source's shard key,
+ * are {@link QuerySources}.
  */
 public final class ShardKeyRule {
 
@@ -294,118 +303,6 @@ public final class ShardKeyRule {
     }
   }
 
-  /** An entity in a FROM or JOIN. */
-  private static final class Source {
-    final String alias;
-    final Entity entity;
-    final Source parent;
-    final boolean outerJoin;
-    final boolean preservesParent;
-    final PredicateContext on;
-
-    Source(String alias, Entity entity, Source parent, JoinTypeContext joinType,
-        PredicateContext on) {
-      this.alias = alias;
-      this.entity = entity;
-      this.parent = parent;
-      this.outerJoin = joinType != null
-          && (joinType.LEFT() != null || joinType.RIGHT() != null || joinType.FULL() != null
-              || joinType.OUTER() != null);
-      this.preservesParent = joinType == null || joinType.RIGHT() == null && joinType.FULL() == null;
-      this.on = on;
-    }
-
-    boolean sharded() {
-      return entity != null && entity.shardKey() != null;
-    }
-  }
-
-  /** A query's sources and the ones pinned so far; nested scopes see their outer scopes. */
-  private static final class Scope {
-    final Scope outer;
-    final List<Source> sources = new ArrayList<>();
-    final Set<Source> pinned = identitySet();
-
-    Scope(Scope outer) {
-      this.outer = outer;
-    }
-
-    Source byAlias(String alias) {
-      for (Scope scope = this; scope != null; scope = scope.outer) {
-        for (Source source : scope.sources) {
-          if (source.alias != null && source.alias.equalsIgnoreCase(alias)) {
-            return source;
-          }
-        }
-      }
-      return null;
-    }
-
-    Set<Source> allPinned() {
-      Set<Source> all = identitySet();
-      for (Scope scope = this; scope != null; scope = scope.outer) {
-        all.addAll(scope.pinned);
-      }
-      return all;
-    }
-  }
-
-  /** What a predicate guarantees: pinned sources, and equalities between shard keys. */
-  private static final class Facts {
-    final Set<Source> pinned = identitySet();
-    final List<Source[]> equal = new ArrayList<>();
-
-    static Facts and(Facts a, Facts b) {
-      Facts result = new Facts();
-      result.pinned.addAll(a.pinned);
-      result.pinned.addAll(b.pinned);
-      result.equal.addAll(a.equal);
-      result.equal.addAll(b.equal);
-      return result;
-    }
-
-    static Facts or(Facts a, Facts b, Set<Source> known) {
-      Set<Source> left = a.closure(known);
-      Set<Source> right = b.closure(known);
-      Facts result = new Facts();
-      for (Source source : left) {
-        if (right.contains(source)) {
-          result.pinned.add(source);
-        }
-      }
-      for (Source[] pair : a.equal) {
-        for (Source[] other : b.equal) {
-          if (samePair(pair, other)) {
-            result.equal.add(pair);
-          }
-        }
-      }
-      return result;
-    }
-
-    /** The sources pinned by these facts together with those already known to be pinned. */
-    Set<Source> closure(Set<Source> known) {
-      Set<Source> result = identitySet();
-      result.addAll(known);
-      result.addAll(pinned);
-      boolean grew = true;
-      while (grew) {
-        grew = false;
-        for (Source[] pair : equal) {
-          if (result.contains(pair[0]) && result.add(pair[1])
-              || result.contains(pair[1]) && result.add(pair[0])) {
-            grew = true;
-          }
-        }
-      }
-      return result;
-    }
-
-    private static boolean samePair(Source[] a, Source[] b) {
-      return a[0] == b[0] && a[1] == b[1] || a[0] == b[1] && a[1] == b[0];
-    }
-  }
-
   /**
    * One pass over one parse tree: the scopes of its queries, the names it could not resolve and
    * the sources left unpinned. Holds the state of one call, so the rule itself stays stateless.
@@ -513,7 +410,7 @@ public final class ShardKeyRule {
         ExpressionContext value = item.expressionOrPredicate() == null ? null
             : item.expressionOrPredicate().expression();
         Ref ref = value == null ? null : refOf(value, scope);
-        if (value == null || !isValue(value) && (ref == null || !ref.key)) {
+        if (value == null || !isValue(value) && (ref == null || !ref.key())) {
           return new InsertWithoutKey(target, unkeyed);
         }
       }
@@ -759,20 +656,20 @@ public final class ShardKeyRule {
           Ref leftRef = refOf(left, scope);
           Ref rightRef = refOf(right, scope);
           if (leftRef != null && rightRef != null) {
-            if (leftRef.sameShardAs(rightRef) && leftRef.source != rightRef.source) {
-              facts.equal.add(new Source[] {leftRef.source, rightRef.source});
+            if (leftRef.sameShardAs(rightRef) && leftRef.source() != rightRef.source()) {
+              facts.equal.add(new Source[] {leftRef.source(), rightRef.source()});
             }
-          } else if (leftRef != null && leftRef.key && isValue(right)) {
-            facts.pinned.add(leftRef.source);
-          } else if (rightRef != null && rightRef.key && isValue(left)) {
-            facts.pinned.add(rightRef.source);
+          } else if (leftRef != null && leftRef.key() && isValue(right)) {
+            facts.pinned.add(leftRef.source());
+          } else if (rightRef != null && rightRef.key() && isValue(left)) {
+            facts.pinned.add(rightRef.source());
           }
         }
       } else if (predicate instanceof InPredicateContext) {
         InPredicateContext in = (InPredicateContext) predicate;
         Ref ref = in.NOT() == null ? refOf(in.expression(), scope) : null;
-        if (ref != null && (ref.key && pinsIn(in) || pinsThroughSubquery(ref, in, scope))) {
-          facts.pinned.add(ref.source);
+        if (ref != null && (ref.key() && pinsIn(in) || pinsThroughSubquery(ref, in, scope))) {
+          facts.pinned.add(ref.source());
         }
       } else if (predicate instanceof ExistsPredicateContext) {
         ExpressionContext body = unwrap(((ExistsPredicateContext) predicate).expression());
@@ -803,7 +700,7 @@ public final class ShardKeyRule {
         return false;
       }
       Ref selected = selectedRef(sub.query.selectClause(), sub.scope);
-      return selected != null && sub.pinned.contains(selected.source) && ref.sameShardAs(selected);
+      return selected != null && sub.pinned.contains(selected.source()) && ref.sameShardAs(selected);
     }
 
     private boolean pinnedThroughJoin(Source source, Set<Source> pinned, Scope scope) {
@@ -821,30 +718,6 @@ public final class ShardKeyRule {
   /** A subquery judged on its own: its query, its scope and the sources its clauses pin. */
   private record Subquery(QueryContext query, Scope scope, Set<Source> pinned) {}
 
-  /** The one item a subquery selects, as a reference; null for several items or anything else. */
-  private static Ref selectedRef(SelectClauseContext select, Scope scope) {
-    if (select == null || select.selectionList().selection().size() != 1) {
-      return null;
-    }
-    var item = select.selectionList().selection(0).selectExpression();
-    if (item.expressionOrPredicate() == null || item.expressionOrPredicate().expression() == null) {
-      return null;
-    }
-    return refOf(item.expressionOrPredicate().expression(), scope);
-  }
-
-  /** The entity a path of associations leads to from a source; null where a hop is none. */
-  private static Entity target(Source from, List<String> hops) {
-    Entity current = from.entity;
-    for (String hop : hops) {
-      if (current == null) {
-        return null;
-      }
-      current = current.associationTarget(hop);
-    }
-    return current;
-  }
-
   /** The first sharded source of the scope outside the source's co-location group, as found. */
   private static Unpinned otherGroup(Source source, Scope scope) {
     for (Source other : scope.sources) {
@@ -855,201 +728,4 @@ public final class ShardKeyRule {
     return null;
   }
 
-  /** The source without alias whose entity has this attribute, if exactly one has it. */
-  private static Source unaliasedOwner(String attribute, Scope scope) {
-    Source found = null;
-    for (Source source : scope.sources) {
-      if (source.alias == null && source.entity != null && source.entity.hasAttribute(attribute)) {
-        if (found != null) {
-          return null;
-        }
-        found = source;
-      }
-    }
-    return found;
-  }
-
-  private static boolean sameGroup(Source a, Source b) {
-    if (!a.sharded() || !b.sharded()) {
-      return false;
-    }
-    Object group = a.entity.group();
-    return group != null && group.equals(b.entity.group());
-  }
-
-  private static boolean pinsIn(InPredicateContext in) {
-    if (in.inList() instanceof ParamInListContext) {
-      return true;
-    }
-    if (in.inList() instanceof ExplicitTupleInListContext) {
-      List<ExpressionOrPredicateContext> items =
-          ((ExplicitTupleInListContext) in.inList()).expressionOrPredicate();
-      for (ExpressionOrPredicateContext item : items) {
-        if (item.expression() == null || !isValue(item.expression())) {
-          return false;
-        }
-      }
-      return !items.isEmpty();
-    }
-    return false;
-  }
-
-  /** A parameter, or a literal other than null. */
-  private static boolean isValue(ExpressionContext expression) {
-    ExpressionContext e = unwrap(expression);
-    if (e instanceof UnaryNumericLiteralExpressionContext) {
-      return true;
-    }
-    if (e instanceof BarePrimaryExpressionContext) {
-      PrimaryExpressionContext primary = ((BarePrimaryExpressionContext) e).primaryExpression();
-      if (primary instanceof ParameterExpressionContext) {
-        return true;
-      }
-      if (primary instanceof LiteralExpressionContext) {
-        return ((LiteralExpressionContext) primary).literal().NULL() == null;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * What an expression says about a source's shard: a path from an alias (or a bare attribute of
-   * the one source that has it) through associations that stay in the source's co-location group.
-   * The model checks keep such associations on one shard, so the value the path ends at belongs to
-   * the source's shard:
-   *
-   * <ul>
-   *   <li>{@code key}: the value is a shard key of the group ({@code o.merchantId},
-   *       {@code o.merchant.id} when Merchant's id is its key, or {@code o.merchant} compared as a
-   *       whole);
-   *   <li>{@code identity}: the expression is an entity of the group, or its id ({@code a.user},
-   *       {@code a.user.id}, {@code u}, {@code u.id}); two equal identities are one row.
-   * </ul>
-   */
-  private record Ref(Source source, boolean key, Entity identity, boolean entityValued) {
-
-    /** Whether equal values of the two expressions put their sources on one shard. */
-    boolean sameShardAs(Ref other) {
-      return key && other.key || identity != null && identity.equals(other.identity);
-    }
-  }
-
-  /**
-   * The source whose shard key value this expression is ({@code alias.key}, {@code alias.root.id},
-   * a bare {@code key}), not an entity whose id is the key: a parameter compared with it binds the
-   * key itself, which is what callers that route by a parameter's value need.
-   */
-  private static Source keyValueOf(ExpressionContext expression, Scope scope) {
-    Ref ref = refOf(expression, scope);
-    return ref != null && ref.key && !ref.entityValued ? ref.source : null;
-  }
-
-  private static Ref refOf(ExpressionContext expression, Scope scope) {
-    ExpressionContext e = unwrap(expression);
-    if (!(e instanceof BarePrimaryExpressionContext)) {
-      return null;
-    }
-    PrimaryExpressionContext primary = ((BarePrimaryExpressionContext) e).primaryExpression();
-    if (!(primary instanceof GeneralPathExpressionContext)) {
-      return null;
-    }
-    List<String> parts = names(((GeneralPathExpressionContext) primary).generalPathFragment());
-    if (parts == null) {
-      return null;
-    }
-    Source source = scope.byAlias(parts.get(0));
-    List<String> hops = parts.subList(1, parts.size());
-    if (source == null) {
-      if (parts.size() != 1) {
-        return null;
-      }
-      source = bareAttributeOwner(parts.get(0), scope);
-      hops = parts;
-    }
-    if (source == null || !source.sharded()) {
-      return null;
-    }
-    Entity current = source.entity;
-    boolean entityValued = true;
-    for (int i = 0; i < hops.size(); i++) {
-      String attribute = hops.get(i);
-      boolean last = i == hops.size() - 1;
-      if (last && attribute.equals(current.identifier())) {
-        entityValued = false;
-        break;
-      }
-      if (last && attribute.equals(current.shardKey())) {
-        return new Ref(source, true, null, false);
-      }
-      Entity target = current.associationTarget(attribute);
-      if (target == null || !inGroup(source.entity, target)) {
-        return null;
-      }
-      current = target;
-    }
-    return new Ref(source, keyIsIdentifier(current), current, entityValued);
-  }
-
-  /** The source of this scope that has the attribute, if exactly one has it. */
-  private static Source bareAttributeOwner(String attribute, Scope scope) {
-    Source found = null;
-    for (Source source : scope.sources) {
-      if (source.entity != null && source.entity.hasAttribute(attribute)) {
-        if (found != null) {
-          return null;
-        }
-        found = source;
-      }
-    }
-    return found;
-  }
-
-  private static boolean keyIsIdentifier(Entity entity) {
-    return entity.shardKey() != null && entity.shardKey().equals(entity.identifier());
-  }
-
-  private static boolean inGroup(Entity member, Entity other) {
-    return other.shardKey() != null && member.group() != null && member.group().equals(other.group());
-  }
-
-  private static ExpressionContext unwrap(ExpressionContext expression) {
-    ExpressionContext e = expression;
-    while (e instanceof GroupedExpressionContext) {
-      e = ((GroupedExpressionContext) e).expression();
-    }
-    return e;
-  }
-
-  private static List<String> names(GeneralPathFragmentContext fragment) {
-    if (fragment == null || fragment.indexedPathAccessFragment() != null) {
-      return null;
-    }
-    return names(fragment.simplePath());
-  }
-
-  private static List<String> names(SimplePathContext path) {
-    if (path == null) {
-      return null;
-    }
-    List<String> parts = new ArrayList<>();
-    parts.add(path.identifier().getText());
-    for (SimplePathElementContext element : path.simplePathElement()) {
-      parts.add(element.identifier().getText());
-    }
-    return parts;
-  }
-
-  private static String alias(VariableContext variable) {
-    if (variable == null) {
-      return null;
-    }
-    return variable.identifier() != null
-        ? variable.identifier().getText()
-        : variable.nakedIdentifier().getText();
-  }
-
-  private static Set<Source> identitySet() {
-    // Most sets hold a source or two: start small instead of at the default 32 slots.
-    return Collections.newSetFromMap(new IdentityHashMap<>(4));
-  }
 }
