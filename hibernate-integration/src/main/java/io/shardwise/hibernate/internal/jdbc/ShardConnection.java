@@ -1,24 +1,13 @@
 package io.shardwise.hibernate.internal.jdbc;
 
 import io.shardwise.hibernate.ShardUnavailableException;
-import java.sql.Array;
-import java.sql.Blob;
 import java.sql.CallableStatement;
-import java.sql.Clob;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.NClob;
 import java.sql.PreparedStatement;
-import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
-import java.sql.SQLXML;
 import java.sql.Savepoint;
 import java.sql.Statement;
-import java.sql.Struct;
-import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -52,9 +41,8 @@ import java.util.function.Supplier;
  * the failure says the server stopped answering (not "timed out after 15000 ms"). HikariCP evicts
  * the connection on the driver's connection error, as it does for any lost connection.
  */
-public final class ShardConnection implements Connection {
+public final class ShardConnection extends ForwardingConnection {
 
-  private final Connection target;
   private final String shardId;
   private final Supplier<String> node;
   private final long socketTimeoutMs;
@@ -84,10 +72,10 @@ public final class ShardConnection implements Connection {
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
       NodeBreaker breaker, StatementTimer statements, Object lender) {
+    super(target);
     this.breaker = breaker;
     this.statements = statements;
     this.lender = lender;
-    this.target = target;
     this.shardId = shardId;
     this.node = node;
     this.socketTimeoutMs = socketTimeoutMs;
@@ -527,11 +515,6 @@ public final class ShardConnection implements Connection {
   }
 
   @Override
-  public boolean getAutoCommit() throws SQLException {
-    return target.getAutoCommit();
-  }
-
-  @Override
   public Savepoint setSavepoint() throws SQLException {
     requireAlive("set a savepoint");
     try {
@@ -574,11 +557,6 @@ public final class ShardConnection implements Connection {
   }
 
   @Override
-  public int getTransactionIsolation() throws SQLException {
-    return target.getTransactionIsolation();
-  }
-
-  @Override
   public void setReadOnly(boolean readOnly) throws SQLException {
     if (broken()) {
       return; // a reset on release: throwing here would hide the failure the caller is being told about
@@ -588,11 +566,6 @@ public final class ShardConnection implements Connection {
     } catch (SQLException e) {
       throw translate(e, "setting the connection read-only");
     }
-  }
-
-  @Override
-  public boolean isReadOnly() throws SQLException {
-    return target.isReadOnly();
   }
 
   // --- statements ------------------------------------------------------------------------------
@@ -676,12 +649,7 @@ public final class ShardConnection implements Connection {
         resultSetHoldability));
   }
 
-  // --- the rest delegates ------------------------------------------------------------------------
-
-  @Override
-  public String nativeSQL(String sql) throws SQLException {
-    return target.nativeSQL(sql);
-  }
+  // --- closing, metadata, validity, unwrapping (the rest is ForwardingConnection's pass-through) ---
 
   @Override
   public void close() throws SQLException {
@@ -706,11 +674,6 @@ public final class ShardConnection implements Connection {
   }
 
   @Override
-  public boolean isClosed() throws SQLException {
-    return target.isClosed();
-  }
-
-  @Override
   public DatabaseMetaData getMetaData() throws SQLException {
     requireAlive("read database metadata");
     try {
@@ -721,123 +684,8 @@ public final class ShardConnection implements Connection {
   }
 
   @Override
-  public void setCatalog(String catalog) throws SQLException {
-    target.setCatalog(catalog);
-  }
-
-  @Override
-  public String getCatalog() throws SQLException {
-    return target.getCatalog();
-  }
-
-  @Override
-  public SQLWarning getWarnings() throws SQLException {
-    return target.getWarnings();
-  }
-
-  @Override
-  public void clearWarnings() throws SQLException {
-    target.clearWarnings();
-  }
-
-  @Override
-  public Map<String, Class<?>> getTypeMap() throws SQLException {
-    return target.getTypeMap();
-  }
-
-  @Override
-  public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
-    target.setTypeMap(map);
-  }
-
-  @Override
-  public void setHoldability(int holdability) throws SQLException {
-    target.setHoldability(holdability);
-  }
-
-  @Override
-  public int getHoldability() throws SQLException {
-    return target.getHoldability();
-  }
-
-  @Override
-  public Clob createClob() throws SQLException {
-    return target.createClob();
-  }
-
-  @Override
-  public Blob createBlob() throws SQLException {
-    return target.createBlob();
-  }
-
-  @Override
-  public NClob createNClob() throws SQLException {
-    return target.createNClob();
-  }
-
-  @Override
-  public SQLXML createSQLXML() throws SQLException {
-    return target.createSQLXML();
-  }
-
-  @Override
   public boolean isValid(int timeout) throws SQLException {
     return failure == null && target.isValid(timeout);
-  }
-
-  @Override
-  public void setClientInfo(String name, String value) throws SQLClientInfoException {
-    target.setClientInfo(name, value);
-  }
-
-  @Override
-  public void setClientInfo(Properties properties) throws SQLClientInfoException {
-    target.setClientInfo(properties);
-  }
-
-  @Override
-  public String getClientInfo(String name) throws SQLException {
-    return target.getClientInfo(name);
-  }
-
-  @Override
-  public Properties getClientInfo() throws SQLException {
-    return target.getClientInfo();
-  }
-
-  @Override
-  public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
-    return target.createArrayOf(typeName, elements);
-  }
-
-  @Override
-  public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
-    return target.createStruct(typeName, attributes);
-  }
-
-  @Override
-  public void setSchema(String schema) throws SQLException {
-    target.setSchema(schema);
-  }
-
-  @Override
-  public String getSchema() throws SQLException {
-    return target.getSchema();
-  }
-
-  @Override
-  public void abort(Executor executor) throws SQLException {
-    target.abort(executor);
-  }
-
-  @Override
-  public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-    target.setNetworkTimeout(executor, milliseconds);
-  }
-
-  @Override
-  public int getNetworkTimeout() throws SQLException {
-    return target.getNetworkTimeout();
   }
 
   @Override
