@@ -205,9 +205,10 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
    * opened, or validated if idle) and all are held until the last came, then returned to the pool idle. Runs on a daemon thread of its own and
    * returns at once; a failure is logged and only means the first writes open their own connections.
    * Each new connection plans the statements of {@code keyedTables} ({table, key column}) first (see
-   * {@link #warmed}); {@code afterwards} is then called on that thread with the shard's id.
+   * {@code warmed}); {@code afterwards} is then called on that thread with the shard's id.
    */
-  public void warmFor(ShardMap now, ShardMap next, List<String[]> keyedTables, java.util.function.Consumer<String> afterwards) {
+  public void warmFor(ShardMap now, ShardMap next, List<String[]> keyedTables,
+      java.util.function.Consumer<String> afterwards) {
     if (now.bucketCount() != next.bucketCount()) {
       return;
     }
@@ -266,7 +267,8 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     try (java.sql.Statement s = c.createStatement()) {
       for (String[] table : keyedTables) {
         s.execute("EXPLAIN SELECT * FROM " + table[0] + " WHERE " + table[1] + " IS NULL");
-        s.execute("EXPLAIN UPDATE " + table[0] + " SET " + table[1] + " = " + table[1] + " WHERE " + table[1] + " IS NULL");
+        s.execute("EXPLAIN UPDATE " + table[0] + " SET " + table[1] + " = " + table[1] + " WHERE " + table[1]
+            + " IS NULL");
       }
       if (!c.getAutoCommit()) {
         c.rollback();

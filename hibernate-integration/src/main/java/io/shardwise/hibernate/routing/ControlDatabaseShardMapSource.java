@@ -123,7 +123,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   private volatile ShardMap current;
   /**
    * Held by the one publisher at a time, and by {@link #refresh(long)} while it waits for
-   * {@link #published}: a {@code java.util.concurrent} lock, so that a virtual thread waiting here
+   * {@code published}: a {@code java.util.concurrent} lock, so that a virtual thread waiting here
    * does not pin its carrier (a monitor does on JDK 21 to 23).
    */
   private final ReentrantLock publishing = new ReentrantLock();
