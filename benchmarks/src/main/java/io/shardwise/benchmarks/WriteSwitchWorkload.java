@@ -65,7 +65,10 @@ import org.hibernate.SessionFactory;
  * {@code accounts=3000}, {@code gap=1500} (ms between switches), {@code pause=100} (the mover's
  * {@code shardwise.reshard.pause_limit_ms}: raise it on a machine too loaded to switch within
  * 100 ms), {@code docs=docs/benchmarks.md}
- * ({@code none} leaves the docs alone).
+ * ({@code none} leaves the docs alone), {@code trace=false} ({@code true} also prints, per switch,
+ * the three slowest units near the freeze split into their attempts: open, find, body, commit or
+ * refusal, and each attempt's end relative to the flip; with the window's JVM uptime, to line up
+ * with {@code -Xlog:class+load:file=...:uptime}).
  */
 public final class WriteSwitchWorkload {
   static final String SECTION = "## Resharding";
@@ -75,7 +78,14 @@ public final class WriteSwitchWorkload {
   static final int BUCKETS = 1024;
 
   /** One unit of work on the writer's clock. */
-  record Unit(long start, long end, int bucket, int retries) {}
+  record Unit(long start, long end, int bucket, int retries, List<long[]> attempts) {}
+
+  /** Breadcrumbs of one attempt ({@code trace=true}): start, in the unit's body, after the find, body done, end. */
+  static final int STARTED = 0;
+  static final int IN_BODY = 1;
+  static final int FOUND = 2;
+  static final int BODY_DONE = 3;
+  static final int ENDED = 4;
 
   /** One switch: the mover's result, the freeze on the benchmark's clock, the load, earlier abandoned attempts. */
   record Switch(int number, String what, Buckets moving, SwitchResult result, long freezeStart, long freezeEnd,
@@ -94,20 +104,23 @@ public final class WriteSwitchWorkload {
   private final Map<String, Integer> retriedBy = new ConcurrentHashMap<>();
   private final Map<String, Integer> failedBy = new ConcurrentHashMap<>();
   private final AtomicBoolean stop = new AtomicBoolean();
+  private final boolean trace;
 
-  private WriteSwitchWorkload(ShardedSessions shards, int accounts) {
+  private WriteSwitchWorkload(ShardedSessions shards, int accounts, boolean trace) {
     this.shards = shards;
     this.accounts = accounts;
+    this.trace = trace;
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = Workloads.keyValues(args, "writers, rate, accounts, gap, pause, docs");
+    Map<String, String> options = Workloads.keyValues(args, "writers, rate, accounts, gap, pause, docs, trace");
     int writers = Workloads.positive("writers", Integer.parseInt(options.getOrDefault("writers", "4")));
     int rate = Workloads.positive("rate", Integer.parseInt(options.getOrDefault("rate", "200")));
     int accounts = Workloads.positive("accounts", Integer.parseInt(options.getOrDefault("accounts", "3000")));
     long gapMs = Workloads.positive("gap", Integer.parseInt(options.getOrDefault("gap", "1500")));
     int pauseLimitMs = Workloads.positive("pause", Integer.parseInt(options.getOrDefault("pause", "100")));
     String docs = options.getOrDefault("docs", "docs/benchmarks.md");
+    boolean trace = Boolean.parseBoolean(options.getOrDefault("trace", "false"));
     Workloads.quietLibraries();
     double loadAtStart = Workloads.loadAverage();
 
@@ -119,7 +132,7 @@ public final class WriteSwitchWorkload {
           .entities(BenchAccount.class).shard("s0", urls[0]).controlDatabase(control, true).buildSessionFactory()) {
         exec(urls[0], "INSERT INTO bench_account (id, balance) SELECT g, 0 FROM generate_series(0, " + (accounts - 1)
             + ") g", "VACUUM ANALYZE bench_account");
-        WriteSwitchWorkload workload = new WriteSwitchWorkload(ShardedSessions.of(sf), accounts);
+        WriteSwitchWorkload workload = new WriteSwitchWorkload(ShardedSessions.of(sf), accounts, trace);
         // a follower of the control database of the benchmark's own: when it sees a version is when the flip committed
         Map<Long, Long> versionSeenAt = new ConcurrentHashMap<>();
         ControlDatabaseShardMapSource follower = ControlDatabaseShardMapSource.builder(
@@ -149,6 +162,9 @@ public final class WriteSwitchWorkload {
         String report = workload.report(switches, steadyFrom, writers, rate, pauseLimitMs, loadAtStart,
             Workloads.loadAverage());
         System.out.println(report);
+        if (trace) {
+          System.out.println(workload.traces(switches));
+        }
         if (!docs.equals("none")) {
           Workloads.writeSection(Path.of(docs), SECTION, BEGIN, END, "", BEGIN + "\n\n" + report + "\n" + END + "\n");
         }
@@ -216,9 +232,27 @@ public final class WriteSwitchWorkload {
       long id = random.nextInt(accounts);
       long start = System.nanoTime();
       int retries = 0;
+      List<long[]> attempts = trace ? new ArrayList<>(2) : null;
       while (true) {
+        long[] crumbs = trace ? new long[ENDED + 1] : null;
+        if (trace) {
+          crumbs[STARTED] = System.nanoTime();
+          attempts.add(crumbs);
+        }
         try {
-          shards.forKey(id).inTransaction(s -> s.find(BenchAccount.class, id).deposit(1));
+          shards.forKey(id).inTransaction(s -> {
+            if (crumbs != null) {
+              crumbs[IN_BODY] = System.nanoTime();
+            }
+            BenchAccount account = s.find(BenchAccount.class, id);
+            if (crumbs != null) {
+              crumbs[FOUND] = System.nanoTime();
+            }
+            account.deposit(1);
+            if (crumbs != null) {
+              crumbs[BODY_DONE] = System.nanoTime();
+            }
+          });
           break;
         } catch (BucketMovedException | ShardMapStaleException e) {
           retries++;
@@ -233,9 +267,14 @@ public final class WriteSwitchWorkload {
         } catch (RuntimeException e) {
           failedBy.merge(e.getClass().getSimpleName(), 1, Integer::sum);
           break;
+        } finally {
+          if (crumbs != null) {
+            crumbs[ENDED] = System.nanoTime();
+          }
         }
       }
-      units.add(new Unit(start, System.nanoTime(), BucketStrategy.bucketOf(PgHash.hashLong(id), BUCKETS), retries));
+      units.add(new Unit(start, System.nanoTime(), BucketStrategy.bucketOf(PgHash.hashLong(id), BUCKETS), retries,
+          attempts));
       next += interval;
       long sleep = next - System.nanoTime();
       if (sleep > 0) {
@@ -287,6 +326,42 @@ public final class WriteSwitchWorkload {
       for (String a : s.abandoned()) {
         out.append(String.format(Locale.ROOT, "%nSwitch %d was first abandoned (and run again): %s%n", s.number(), a));
       }
+    }
+    return out.toString();
+  }
+
+  /**
+   * For {@code trace=true}: per switch, the three slowest units within 100 ms of the freeze, each
+   * attempt split into route and session open (to the body), the find, the body, and commit or
+   * refusal (to the end), with the attempt's end relative to the moment the benchmark's follower saw
+   * the new map, and the JVM uptime of the window (to line up with {@code -Xlog:class+load}).
+   */
+  private String traces(List<Switch> switches) {
+    long uptimeOffsetNanos = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L
+        - System.nanoTime();
+    StringBuilder out = new StringBuilder("Slowest units near each freeze (ms; attempt: open, find, body, commit or"
+        + " refusal; end relative to the flip seen):\n");
+    for (Switch s : switches) {
+      long from = s.freezeStart() - WINDOW_NANOS;
+      long to = s.freezeEnd() + WINDOW_NANOS;
+      long flip = (s.freezeStart() + s.freezeEnd()) / 2;
+      out.append(String.format(Locale.ROOT, "switch %d, JVM uptime %.0f–%.0f ms:%n", s.number(),
+          ms(from + uptimeOffsetNanos), ms(to + uptimeOffsetNanos)));
+      units.stream().filter(u -> u.start() <= to && u.end() >= from && u.attempts() != null)
+          .sorted(java.util.Comparator.comparingLong((Unit u) -> u.end() - u.start()).reversed()).limit(3)
+          .forEach(u -> {
+            out.append(String.format(Locale.ROOT, "  %.1f ms, bucket %d%s:", ms(u.end() - u.start()), u.bucket(),
+                s.moving().contains(u.bucket()) ? " (moving)" : ""));
+            for (long[] a : u.attempts()) {
+              out.append(a[IN_BODY] == 0
+                  ? String.format(Locale.ROOT, " [refused before the body: %.1f, end %+.1f]", ms(a[ENDED] - a[STARTED]),
+                      ms(a[ENDED] - flip))
+                  : String.format(Locale.ROOT, " [%.1f, %.1f, %.1f, %.1f, end %+.1f]", ms(a[IN_BODY] - a[STARTED]),
+                      ms(a[FOUND] - a[IN_BODY]), ms(a[BODY_DONE] - a[FOUND]), ms(a[ENDED] - a[BODY_DONE]),
+                      ms(a[ENDED] - flip)));
+            }
+            out.append('\n');
+          });
     }
     return out.toString();
   }

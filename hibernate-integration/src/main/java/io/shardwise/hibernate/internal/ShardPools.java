@@ -204,8 +204,11 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
    * and leaving one of the pool's connections to the shard's own work. Each is borrowed (so it is
    * opened, or validated if idle) and all are held until the last came, then returned to the pool idle. Runs on a daemon thread of its own and
    * returns at once; a failure is logged and only means the first writes open their own connections.
+   * Each new connection plans the statements of {@code keyedTables} ({table, key column}) first (see
+   * {@code warmed}); {@code afterwards} is then called on that thread with the shard's id.
    */
-  public void warmFor(ShardMap now, ShardMap next) {
+  public void warmFor(ShardMap now, ShardMap next, List<String[]> keyedTables,
+      java.util.function.Consumer<String> afterwards) {
     if (now.bucketCount() != next.bucketCount()) {
       return;
     }
@@ -218,7 +221,10 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     }
     donorsOf.forEach((shardId, donors) -> {
       int wanted = Math.max(1, Math.min(config.poolSize(), donors.stream().mapToInt(this::openConnections).sum()));
-      Thread warm = new Thread(() -> fill(next, shardId, wanted), "shardwise-warm-" + config.unitName() + "-" + shardId);
+      Thread warm = new Thread(() -> {
+        fill(next, shardId, wanted, keyedTables);
+        afterwards.accept(shardId);
+      }, "shardwise-warm-" + config.unitName() + "-" + shardId);
       warm.setDaemon(true);
       warm.start();
     });
@@ -231,15 +237,15 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     return stats == null ? 0 : stats.getTotalConnections();
   }
 
-  private void fill(ShardMap map, String shardId, int wanted) {
+  private void fill(ShardMap map, String shardId, int wanted, List<String[]> keyedTables) {
     List<Connection> held = new java.util.ArrayList<>(wanted);
     try {
-      held.add(checkout(map, shardId));   // creates the pool of a shard not used yet
+      held.add(warmed(checkout(map, shardId), keyedTables));   // creates the pool of a shard not used yet
       HikariPoolMXBean stats = pools.get(shardId).dataSource().getHikariPoolMXBean();
       int busy = stats == null ? 0 : stats.getActiveConnections() - held.size();
       int borrow = Math.max(1, Math.min(wanted, config.poolSize() - busy - 1));
       while (held.size() < borrow) {
-        held.add(checkout(map, shardId));
+        held.add(warmed(checkout(map, shardId), keyedTables));
       }
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.INFO, "Persistence unit ''{0}'': opened {1} of {2} connections to shard {3} before"
@@ -248,6 +254,30 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     } finally {
       held.forEach(ShardPools::closeQuietly);
     }
+  }
+
+  /**
+   * Plans, on a new backend of a move's target, the application's kind of statement on each sharded
+   * table (a read by key and an update by key, planned only: {@code EXPLAIN} without {@code ANALYZE}
+   * runs nothing, fires no trigger and takes no row lock), so that the server has loaded the tables',
+   * their indexes' and their triggers' catalog entries before the first write after the switch needs
+   * them. A failure only costs the warm-up.
+   */
+  private Connection warmed(Connection c, List<String[]> keyedTables) {
+    try (java.sql.Statement s = c.createStatement()) {
+      for (String[] table : keyedTables) {
+        s.execute("EXPLAIN SELECT * FROM " + table[0] + " WHERE " + table[1] + " IS NULL");
+        s.execute("EXPLAIN UPDATE " + table[0] + " SET " + table[1] + " = " + table[1] + " WHERE " + table[1]
+            + " IS NULL");
+      }
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
+    } catch (SQLException e) {
+      LOG.log(System.Logger.Level.DEBUG, "Persistence unit ''{0}'': planning the tables on a warmed connection failed"
+          + " ({1}); the first writes after the switch load them", config.unitName(), e.getMessage());
+    }
+    return c;
   }
 
   /** Drops the idle connections of {@code pool}: the breaker's server was found silent. */

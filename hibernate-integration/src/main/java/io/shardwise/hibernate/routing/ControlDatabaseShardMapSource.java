@@ -9,7 +9,9 @@ import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -77,7 +79,9 @@ import org.postgresql.PGNotification;
  * <p>The follower thread (and {@link #refresh()}, when a caller asks) publishes new snapshots, one
  * publisher at a time; {@link #current()} is a volatile field holding an immutable
  * {@link ShardMap}, and versions only ever go up. Listeners are called by the publisher after the
- * new snapshot is visible through {@link #current()}. {@link #close()} sets a
+ * new snapshot is visible through {@link #current()}. Publishing and waiting for a publication use a
+ * {@code ReentrantLock} and its {@code Condition}, no monitor, so that a virtual thread whose write
+ * was refused by a move's fence waits without pinning its carrier. {@link #close()} sets a
  * flag, aborts the connection (which wakes the thread from its blocking read), wakes it from a
  * backoff pause, and joins it.
  */
@@ -117,8 +121,14 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   private long nextHeartbeat;
 
   private volatile ShardMap current;
-  /** Notified after each publication, for {@link #refresh(long)}. */
-  private final Object published = new Object();
+  /**
+   * Held by the one publisher at a time, and by {@link #refresh(long)} while it waits for
+   * {@code published}: a {@code java.util.concurrent} lock, so that a virtual thread waiting here
+   * does not pin its carrier (a monitor does on JDK 21 to 23).
+   */
+  private final ReentrantLock publishing = new ReentrantLock();
+  /** Signalled after each publication, for {@link #refresh(long)}. */
+  private final Condition published = publishing.newCondition();
   private volatile boolean closed;
   /** Owned by the follower thread; other threads only abort it, in {@link #close()}. */
   private volatile Connection connection;
@@ -277,16 +287,19 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   public ShardMap refresh(long atLeast) {
     if (atLeast >= 0 && current.version() < atLeast && connection != null && !closed) {
       long deadline = System.nanoTime() + FOLLOWER_WAIT_NANOS;
-      synchronized (published) {
-        long left;
-        while (current.version() < atLeast && (left = deadline - System.nanoTime()) > 0) {
+      try {
+        if (publishing.tryLock(FOLLOWER_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
           try {
-            TimeUnit.NANOSECONDS.timedWait(published, left);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            break;
+            long left;
+            while (current.version() < atLeast && (left = deadline - System.nanoTime()) > 0) {
+              published.awaitNanos(left);
+            }
+          } finally {
+            publishing.unlock();
           }
         }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
     ShardMap map = current;
@@ -455,7 +468,16 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
   }
 
   /** Installs a newer map and tells the listeners; one publisher at a time, so versions only go up. */
-  private synchronized void publishIfNewer(ShardMap map) {
+  private void publishIfNewer(ShardMap map) {
+    publishing.lock();
+    try {
+      publishLocked(map);
+    } finally {
+      publishing.unlock();
+    }
+  }
+
+  private void publishLocked(ShardMap map) {
     if (map.version() <= current.version()) {
       return;
     }
@@ -473,9 +495,7 @@ public final class ControlDatabaseShardMapSource implements ShardMapSource {
       }
     }
     acknowledged = map.version(); // every listener (the router) has installed it
-    synchronized (published) {
-      published.notifyAll();
-    }
+    published.signalAll();
   }
 
   /**

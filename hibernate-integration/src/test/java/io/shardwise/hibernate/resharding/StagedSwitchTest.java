@@ -79,7 +79,7 @@ class StagedSwitchTest {
       int beforeTheSwitch = appConnections(s1);
       assertTrue(beforeTheSwitch < SOURCE_CONNECTIONS, "connections on s1 before the switch: " + beforeTheSwitch);
 
-      long[] insideTheFreeze = {-2, -2, -2};   // routed version, staged version, application connections on s1
+      long[] insideTheFreeze = {-2, -2, -2, -2};   // routed version, staged version, app connections on s1, of them planned
       CrashPoints.install(point -> {
         if (point != CrashPoints.Point.AFTER_FREEZE) {
           return;
@@ -91,6 +91,9 @@ class StagedSwitchTest {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
             .until(() -> appConnections(s1) >= SOURCE_CONNECTIONS);
         insideTheFreeze[2] = appConnections(s1);
+        // the warm-up then planned the application's tables on them and rehearsed a fence's refusal once
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(components::refusalRehearsed);
+        insideTheFreeze[3] = appConnections(s1, " AND query LIKE 'EXPLAIN UPDATE %'");
       });
       SwitchResult result = moves.switchWrites(w.id());
       assertTrue(result.switched(), result.describe());
@@ -99,6 +102,8 @@ class StagedSwitchTest {
       assertEquals(before + 1, insideTheFreeze[1], "inside the freeze the router has the next map staged");
       assertTrue(insideTheFreeze[2] >= SOURCE_CONNECTIONS, "connections open on s1 before the flip: "
           + insideTheFreeze[2] + " (" + beforeTheSwitch + " before the switch)");
+      assertTrue(insideTheFreeze[3] >= 1, "connections on s1 whose last statement planned an update of the"
+          + " application's tables, before the flip: " + insideTheFreeze[3]);
       ShardMap installed = components.router().map();
       assertEquals(before + 1, installed.version());
       assertSame(stagedSeen.get(before + 1), installed, "the flip installed the staged map itself, not a reload");
@@ -121,10 +126,15 @@ class StagedSwitchTest {
 
   /** Connections of the application's pools on {@code url}'s database (the driver's default name), not this query's. */
   static int appConnections(String url) {
+    return appConnections(url, "");
+  }
+
+  /** {@link #appConnections(String)} with a further condition on {@code pg_stat_activity}. */
+  static int appConnections(String url, String and) {
     try {
       return (int) MoveFixture.count(url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
           + " AND application_name = 'PostgreSQL JDBC Driver' AND backend_type = 'client backend'"
-          + " AND pid <> pg_backend_pid()");
+          + " AND pid <> pg_backend_pid()" + and);
     } catch (java.sql.SQLException e) {
       throw new IllegalStateException(e);
     }

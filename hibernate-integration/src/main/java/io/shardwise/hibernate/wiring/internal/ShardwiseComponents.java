@@ -90,6 +90,9 @@ public final class ShardwiseComponents implements AutoCloseable {
   private final ShardwiseObservations observations;
   private final SchemaGate schemaGate;
   private final CountedHotspots hotspots;
+  private final FenceRefusalRehearsal refusalRehearsal = new FenceRefusalRehearsal();
+  /** The session factory, once Hibernate has integrated this unit: for the refusal rehearsal. */
+  private volatile org.hibernate.SessionFactory sessionFactory;
 
   /** How long a scrape reuses a shard's count of prepared transactions before asking its primary again. */
   private static final long PREPARED_CACHE_MILLIS = 2_000;
@@ -106,7 +109,9 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.observations = Observations.of(config.observationRegistry(), router::map);
     maps.addListener(metrics::shardMapPublished);
     this.pools = new ShardPools(config, router::map, metrics);
-    maps.addStagedListener(next -> pools.warmFor(router.map(), next));   // a move's target, before its write switch
+    // a move's target, before its write switch: connections opened and planned, a refusal rehearsed once
+    maps.addStagedListener(next -> pools.warmFor(router.map(), next, shardKeyColumns(),
+        shardId -> refusalRehearsal.runOnce(sessionFactory, shardId, version -> router.map())));
     metrics.watchPreparedTransactions(pools::primary, PREPARED_CACHE_MILLIS);
     this.pins = new ReadYourWritesPins(pinStore, config.pinTtlMs());
     metrics.watchPins(pinStore::livePinsOn);
@@ -119,6 +124,15 @@ public final class ShardwiseComponents implements AutoCloseable {
     this.hotspots = CountedHotspots.start(whyNoHotspots(config), router.map().bucketCount(),
         config.hotspots().sampleEvery(), router::map, this::shardKeyColumns, pools::primary,
         config.strategy().kind() == ShardingStrategies.Kind.RANGE);
+  }
+
+  /**
+   * Whether this unit has rehearsed, before its first write switch, a write refused by a move's
+   * fence (on the move's target, once its connections were warmed) and it ended as a refused write
+   * does: for tests and diagnostics.
+   */
+  public boolean refusalRehearsed() {
+    return refusalRehearsal.translated();
   }
 
   /** Null when routed sessions are counted per bucket, else why not (the hotspot report's refusal). */
@@ -358,6 +372,7 @@ public final class ShardwiseComponents implements AutoCloseable {
    * indexes after it (index rows are written only for writes it let through).
    */
   public void registerListeners(EventListenerRegistry listeners, org.hibernate.SessionFactory sessionFactory) {
+    this.sessionFactory = sessionFactory;
     NoShardReferenceWrites noShardReferenceWrites = new NoShardReferenceWrites(referenceTables(sessionFactory,
         runner -> runner.apply(shardId -> ShardSessions.open(sessionFactory, shardId, false, metrics, SessionKind.SHARD))));
     keyValues.refuseBindingWhen(noShardReferenceWrites::holdsWrites);
