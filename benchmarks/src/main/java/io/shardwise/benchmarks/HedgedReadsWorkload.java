@@ -50,8 +50,8 @@ import org.hibernate.SessionFactory;
  * </pre>
  *
  * Options, as {@code key=value}: {@code window=5} (seconds, healthy and slowed), {@code freeze=3}
- * (seconds), {@code rounds=3}, {@code readers=4}, {@code docs=docs/failure-handling.md}
- * ({@code none} to leave it alone).
+ * (seconds), {@code rounds=3}, {@code readers=4}, {@code situations=healthy,slowed,frozen} (which
+ * to run), {@code docs=docs/failure-handling.md} ({@code none} to leave it alone).
  */
 public final class HedgedReadsWorkload {
   static final String BEGIN = "<!-- HedgedReadsWorkload:begin (generated; rerun the workload to replace) -->";
@@ -105,7 +105,7 @@ public final class HedgedReadsWorkload {
         HedgedReadsWorkload workload = new HedgedReadsWorkload(options, shards, keys);
         double loadBefore = Workloads.loadAverage();
         StringBuilder tables = new StringBuilder();
-        for (Situation situation : Situation.values()) {
+        for (Situation situation : options.situations) {
           tables.append(workload.compare(pg, situation));
         }
         String report = "Run " + LocalDate.now() + " (PostgreSQL " + Workloads.serverVersion(shard.primary())
@@ -255,10 +255,11 @@ public final class HedgedReadsWorkload {
     int rounds = 3;
     int readers = 4;
     Path docs = Path.of("docs", "failure-handling.md");
+    List<Situation> situations = List.of(Situation.values());
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (Map.Entry<String, String> arg : Workloads.keyValues(args, "window, freeze, rounds, readers, docs")
+      for (Map.Entry<String, String> arg : Workloads.keyValues(args, "window, freeze, rounds, readers, situations, docs")
           .entrySet()) {
         String key = arg.getKey();
         String value = arg.getValue();
@@ -269,8 +270,9 @@ public final class HedgedReadsWorkload {
             case "rounds" -> o.rounds = Workloads.positive(key, Integer.parseInt(value));
             case "readers" -> o.readers = Workloads.positive(key, Integer.parseInt(value));
             case "docs" -> o.docs = value.equals("none") ? null : Path.of(value);
+            case "situations" -> o.situations = situations(value);
             default -> throw new IllegalArgumentException("Unknown option '" + key
-                + "': use window, freeze, rounds, readers or docs");
+                + "': use window, freeze, rounds, readers, situations or docs");
           }
         } catch (NumberFormatException e) {
           throw new IllegalArgumentException("Option " + key + " needs a number, got '" + value + "'");
@@ -279,9 +281,22 @@ public final class HedgedReadsWorkload {
       return o;
     }
 
+    private static List<Situation> situations(String value) {
+      List<Situation> chosen = new ArrayList<>();
+      for (String name : value.split(",")) {
+        try {
+          chosen.add(Situation.valueOf(name.trim().toUpperCase(Locale.ROOT)));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("Option situations takes healthy, slowed and frozen (comma-separated),"
+              + " got '" + name + "'");
+        }
+      }
+      return chosen;
+    }
+
     @Override
     public String toString() {
-      return "window=" + windowSeconds + " freeze=" + freezeSeconds + " rounds=" + rounds + " readers=" + readers
+      return "situations=" + situations.toString().toLowerCase(Locale.ROOT) + " window=" + windowSeconds + " freeze=" + freezeSeconds + " rounds=" + rounds + " readers=" + readers
           + " docs=" + (docs == null ? "none" : docs);
     }
   }

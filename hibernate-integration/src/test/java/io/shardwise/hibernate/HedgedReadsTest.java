@@ -98,10 +98,12 @@ class HedgedReadsTest {
     for (int read = 0; read < 8 && hedgedOffTheSlowOne < 2; read++) {
       String tag = "hedge-probe-" + tags.getAndIncrement();
       Queue<Integer> attempts = new ConcurrentLinkedQueue<>();
+      Queue<Integer> backends = new ConcurrentLinkedQueue<>();
       long started = System.nanoTime();
       ServedRead served = shards.forKey(user).readOnly().fromTransaction(s -> {
         int port = serverPort(s);
         attempts.add(port);
+        backends.add(backendPid(s));
         // a live server that is slow for this unit: 30 s on the slow replica, nothing elsewhere
         s.createNativeQuery("SELECT pg_sleep(CASE WHEN inet_server_port() = " + slow.port() + " THEN 30 ELSE 0 END)"
             + " /* " + tag + " */", Object.class).getSingleResult();
@@ -120,6 +122,9 @@ class HedgedReadsTest {
       assertTrue(tookMs < 8000, "answered after " + tookMs + " ms");
       // the loser's statement does not run on for 30 s: its server was told to cancel it
       await().atMost(Duration.ofSeconds(5)).until(() -> runningWith(slow, tag) == 0);
+      // and its connection was kept: the same backend, idle, is still connected (an aborted one would have exited)
+      int loserPid = backends.peek();
+      await().atMost(Duration.ofSeconds(5)).until(() -> "idle".equals(stateOf(slow, loserPid)));
     }
     assertEquals(2, hedgedOffTheSlowOne, "two reads began on the slow replica");
     NodeStatus slowBreaker = shards.nodeStatus().stream()
@@ -133,6 +138,7 @@ class HedgedReadsTest {
     long user = written(pg, shards, users.getAndIncrement(), "v1");
     AtomicInteger attempts = new AtomicInteger();
     AtomicInteger frozenPort = new AtomicInteger();
+    AtomicInteger frozenPid = new AtomicInteger();
     AtomicLong frozenAt = new AtomicLong();
     Thread caller = Thread.currentThread();
     ServedRead served = shards.forKey(user).readOnly().fromTransaction(s -> {
@@ -140,6 +146,7 @@ class HedgedReadsTest {
       attempts.incrementAndGet();
       if (Thread.currentThread() == caller) { // the first attempt; the hedge runs on a thread of its own
         frozenPort.set(port);
+        frozenPid.set(backendPid(s));
         nodeOnPort(pg, port).freeze();
         frozenAt.set(System.nanoTime());
       }
@@ -152,6 +159,11 @@ class HedgedReadsTest {
     assertNotEquals(frozenPort.get(), served.port());
     // the monitor cannot find the replica silent before 2 × 5 s: only the hedge answers this soon
     assertTrue(tookMs < 5000, "answered " + tookMs + " ms after the freeze");
+    // a frozen server cannot acknowledge a cancel: the loser's connection was closed, and after the
+    // thaw its backend finds the socket gone and exits
+    PostgresNode frozen = nodeOnPort(pg, frozenPort.get());
+    frozen.thaw();
+    await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(frozen, frozenPid.get()) == null);
   }
 
   @Test
@@ -210,6 +222,24 @@ class HedgedReadsTest {
     assertTrue(shards.forKey(1L).readOnly().isHedged(), "the persistence unit's setting");
     assertFalse(shards.forKey(1L).readOnly().hedged(false).isHedged());
     assertFalse(shards.forKey(1L).isHedged());
+  }
+
+  private static int backendPid(org.hibernate.Session s) {
+    return s.doReturningWork(c -> {
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    });
+  }
+
+  /** The state of backend {@code pid} of {@code node} in pg_stat_activity ({@code idle}, {@code active}, ...), null when it is gone. */
+  private static String stateOf(PostgresNode node, int pid) throws Exception {
+    try (Connection c = DriverManager.getConnection(node.jdbcUrl(), "postgres", null);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT state FROM pg_stat_activity WHERE pid = " + pid)) {
+      return rs.next() ? rs.getString(1) : null;
+    }
   }
 
   /** Backends of {@code node} (other than the asking one) whose current statement carries {@code tag}. */

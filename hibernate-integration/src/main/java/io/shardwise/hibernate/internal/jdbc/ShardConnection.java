@@ -69,6 +69,8 @@ public final class ShardConnection extends ForwardingConnection {
   private volatile String abortedBecause;
   /** Aborted by {@link #abandon}: its failure says nothing about the server, and its breaker does not count it. */
   private volatile boolean abandoned;
+  /** Why its work is no longer wanted ({@link #withdraw}), written by another thread; null while it is. */
+  private volatile String withdrawnBecause;
 
   private ShardConnection(Connection target, String shardId, Supplier<String> node, long socketTimeoutMs,
       NodeBreaker breaker, StatementTimer statements, Object lender) {
@@ -264,6 +266,43 @@ public final class ShardConnection extends ForwardingConnection {
     return driver;
   }
 
+  /**
+   * Withdraws {@code c} (a connection from {@link #wrap}) from work that is no longer wanted — a
+   * hedged read answered elsewhere first — but keeps the connection: from now on every statement on
+   * it fails at once without reaching the server; the statement running now, once the server
+   * cancels it (SQLSTATE 57014), fails with the same {@link ShardUnavailableException} instead of
+   * the driver's error; none of this counts for the server's breaker, as a failure or as a success;
+   * and the rollback and the pool's resets still go to the server, so that the connection goes back
+   * to its pool healthy. Any other error on it afterwards (the server lost, a rollback that fails)
+   * aborts it, and the pool drops it.
+   *
+   * <p>Returns the driver connection beneath, for the caller to send the server its cancel request;
+   * null, withdrawing nothing, when {@code c} is not from {@link #wrap}, was aborted, or its server's
+   * breaker is not closed (the server failed lately: {@link #abandon} the connection instead).
+   */
+  public static org.postgresql.core.BaseConnection withdraw(Connection c, String why) {
+    if (!(c instanceof ShardConnection shard) || shard.abortedBecause != null
+        || (shard.breaker != null && shard.breaker.state() != io.shardwise.hibernate.BreakerState.CLOSED)) {
+      return null;
+    }
+    org.postgresql.core.BaseConnection driver;
+    try {
+      driver = shard.target.unwrap(org.postgresql.core.BaseConnection.class);
+    } catch (SQLException | RuntimeException closedOrOther) {
+      return null;
+    }
+    shard.withdrawnBecause = why;
+    return driver;
+  }
+
+  /** The failure of every call on a {@link #withdraw withdrawn} connection: nobody waits for its answer. */
+  private ShardUnavailableException withdrawn(String action) {
+    String server = server();
+    return new ShardUnavailableException("Shard '" + shardId + "': stopped " + action + " on its " + server + " because "
+        + withdrawnBecause + "; this attempt's result is not used (its statement was cancelled on the server, and the"
+        + " connection kept).", shardId, server, null);
+  }
+
   /** Whether {@code c} (a connection from {@link #wrap}) was aborted because its server was found silent. */
   public static boolean wasAborted(Connection c) {
     return c instanceof ShardConnection shard && shard.abortedBecause != null;
@@ -366,13 +405,16 @@ public final class ShardConnection extends ForwardingConnection {
 
   /** A statement begun at {@code started} ({@link #statementStarted}) returned or threw. */
   void statementEnded(StatementTimer.Operation operation, long started, boolean failed) {
-    if (statements != null) {
+    if (statements != null && withdrawnBecause == null) {
       statements.record(operation, System.nanoTime() - started, failed);
     }
   }
 
   /** Throws when an earlier failure ended this connection, or when its unit of work's deadline has passed. */
   void requireAlive(String action) throws SQLException {
+    if (withdrawnBecause != null) {
+      throw withdrawn(action);
+    }
     if (failure == null && abortedBecause != null) {
       String server = server();
       failure = new ShardUnavailableException("Cannot " + action + " on shard '" + shardId + "': its " + server
@@ -396,6 +438,15 @@ public final class ShardConnection extends ForwardingConnection {
 
   /** The exception to throw for {@code e}: a recorded {@link ShardUnavailableException} when the connection is lost. */
   SQLException translate(SQLException e, String action) {
+    if (withdrawnBecause != null) {
+      boolean cancelledStatement = ServerTimeouts.QUERY_CANCELED.equals(e.getSQLState())
+          && (action.equals("running a statement") || action.equals("reading results"));
+      if (!cancelledStatement) {
+        abandoned = true;
+        abort(withdrawnBecause);
+      }
+      throw withdrawn(action);
+    }
     String aborted = abortedBecause;
     if (aborted == null && !isConnectionLost(e)) {
       return e;
@@ -498,7 +549,9 @@ public final class ShardConnection extends ForwardingConnection {
       }
       return; // what a pool does on return; the connection is dead either way
     }
-    requireAlive("begin a transaction");
+    if (!autoCommit || withdrawnBecause == null) { // a withdrawn connection's reset on release goes to the server
+      requireAlive("begin a transaction");
+    }
     try {
       target.setAutoCommit(autoCommit);
     } catch (SQLException e) {
@@ -659,7 +712,7 @@ public final class ShardConnection extends ForwardingConnection {
     }
     if (breaker != null) {
       breaker.giveBack(this);
-      if (failure == null && abortedBecause == null) {
+      if (failure == null && abortedBecause == null && withdrawnBecause == null) {
         breaker.succeeded();
       }
     }

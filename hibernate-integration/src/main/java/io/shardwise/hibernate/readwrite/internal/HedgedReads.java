@@ -30,10 +30,13 @@ import java.util.function.LongFunction;
  * If the first attempt has not ended when the timer fires, a second attempt of the same unit starts
  * on a hedge thread, in a new session that avoids the first one's replica ({@link ReadRetry}) and
  * carries the same read-your-writes requirement: another replica that has replayed the scope's pin,
- * else the primary — never a node behind the pin. The first attempt to return wins; the loser's
- * connection is abandoned ({@link ShardConnection#abandon}: the socket is closed at once, which
- * releases a caller blocked on a frozen server, and the server's breaker does not count it) and the
- * server is sent a cancel request for its statement, so a live but slow server stops working on it.
+ * else the primary — never a node behind the pin. The first attempt to return wins. The loser's
+ * statement is cancelled on its server and its connection kept ({@link CancelledLoser}): a live but
+ * slow server stops working on it at once, the loser's session rolls back, and the connection goes
+ * back to its pool healthy; neither the cancel nor the loser's failure reaches anyone, and the
+ * server's breaker counts neither. Only a server that does not acknowledge the cancel within
+ * {@value CancelledLoser#ACK_BOUND_MS} ms (frozen), or whose breaker is not closed, has the loser's
+ * connection aborted ({@link ShardConnection#abandon}), which releases a caller blocked on it.
  *
  * <h2>A budget</h2>
  *
@@ -60,14 +63,17 @@ import java.util.function.LongFunction;
  * settled without a hedge (the first ended before the timer). Both moves out of the first state are
  * compare-and-set, so a timer that fires as the first attempt ends either launches the second
  * attempt, which the first then beats, or launches nothing. The winner is decided by one more
- * compare-and-set. A leg's connection is abandoned only while the leg still holds it: the leg's
+ * compare-and-set. A leg's connection is stopped only while the leg still holds it: the leg's
  * monitor orders {@link Leg#lose} against {@link #returned}, so a connection already back in its pool
- * (and maybe lent to someone else) is never touched.
+ * (and maybe lent to someone else) is never touched; and a connection whose cancel is in flight goes
+ * back only once the cancel is acknowledged, else aborted ({@link CancelledLoser}).
  */
 public final class HedgedReads implements AutoCloseable {
   private static final ThreadLocal<Leg> CURRENT = new ThreadLocal<>();
   private static final int MAX_HEDGE_THREADS = 64;
-  private static final int CANCEL_THREADS = 4;
+  /** Cancel requests in flight at most; a loser finding none free is aborted (a frozen server holds each for seconds). */
+  private static final int CANCEL_THREADS = 16;
+  private static final String LOST = "another node answered this hedged read first";
   private static final int BURST = 10;
   private static final long MILLI = 1000;
 
@@ -302,14 +308,17 @@ public final class HedgedReads implements AutoCloseable {
     }
   }
 
-  /** One attempt of a race: the connection its session holds, for the other attempt to abandon. */
+  /** One attempt of a race: the connection its session holds, for the other attempt to stop. */
   private final class Leg {
     final Race<?> race;
     private Connection connection;
     private ReplicaNode replica;
     private long lentAt;
     private boolean lost;
-    private boolean abandoned;
+    /** The connection this leg's loss withdrew last; null while it has not lost. */
+    private Connection stopped;
+    /** The cancel in flight for {@link #connection}, which must settle before the connection goes back. */
+    private CancelledLoser cancelling;
 
     Leg(Race<?> race) {
       this.race = race;
@@ -320,7 +329,6 @@ public final class HedgedReads implements AutoCloseable {
      * each): the timer is set, and the unit's time counted, from the first.
      */
     void lent(Connection c, ReplicaNode node) {
-      boolean abandonNow;
       boolean firstConnection;
       synchronized (this) {
         connection = c;
@@ -329,27 +337,38 @@ public final class HedgedReads implements AutoCloseable {
           replica = node;
           lentAt = System.nanoTime();
         }
-        abandonNow = lost;
+        if (lost) {
+          stopped = c;
+          CancelledLoser.withdrawIdle(c, LOST);
+          return;
+        }
       }
-      if (abandonNow) {
-        lose();
-      } else if (firstConnection && this == race.first && node != null) {
+      if (firstConnection && this == race.first && node != null) {
         race.firstOnReplica(node);
       }
     }
 
-    synchronized void returned(Connection c) {
-      if (c == connection) {
+    void returned(Connection c) {
+      CancelledLoser inFlight;
+      synchronized (this) {
+        if (c != connection) {
+          return;
+        }
         connection = null;
+        inFlight = cancelling;
+        cancelling = null;
+      }
+      if (inFlight != null) {
+        inFlight.beforeReturn();
       }
     }
 
-    /** The attempt ended; a successful one on a replica that was not abandoned teaches that replica's latency. */
+    /** The attempt ended; a successful one on a replica that was not stopped teaches that replica's latency. */
     void ended(boolean succeeded) {
       ReplicaNode node;
       long took;
       synchronized (this) {
-        node = abandoned || !succeeded ? null : replica;
+        node = stopped != null || !succeeded ? null : replica;
         took = System.nanoTime() - lentAt;
       }
       if (node != null) {
@@ -357,39 +376,28 @@ public final class HedgedReads implements AutoCloseable {
       }
     }
 
-    /** The other attempt won: close this one's connection, if it still holds one, and cancel its statement. */
+    /**
+     * The other attempt won: if this one still holds a connection, its statement is cancelled on the
+     * server and the connection kept ({@link CancelledLoser}); aborted when the server does not answer.
+     */
     void lose() {
-      org.postgresql.core.BaseConnection driver = null;
+      CancelledLoser loser;
       synchronized (this) {
         lost = true;
-        if (connection != null && !abandoned) {
-          abandoned = true;
-          driver = ShardConnection.abandon(connection, "another node answered this hedged read first");
+        if (connection == null || connection == stopped) {
+          return;
         }
+        stopped = connection;
+        loser = CancelledLoser.withdraw(connection, LOST);
+        cancelling = loser;
       }
-      if (driver != null) {
-        sendCancel(driver);
-      }
-    }
-  }
-
-  /**
-   * Asks the server to cancel what the abandoned connection's backend runs (pgjdbc's cancel request on
-   * a connection of its own, which works after the socket was closed): a live server stops at once
-   * instead of finishing a statement nobody reads. On a frozen server the request waits on a cancel
-   * thread until the driver's cancel timeout, never on the caller.
-   */
-  private void sendCancel(org.postgresql.core.BaseConnection driver) {
-    try {
-      cancels().execute(() -> {
+      if (loser != null) {
         try {
-          driver.getQueryExecutor().sendQueryCancel();
-        } catch (java.sql.SQLException | RuntimeException unreachable) {
-          // the socket is closed already: the server ends the backend when it next writes to it
+          loser.send(cancels(), timer());
+        } catch (RejectedExecutionException closing) {
+          loser.abortUnlessAcknowledged(); // the session factory is closing: nothing would send the cancel
         }
-      });
-    } catch (RejectedExecutionException full) {
-      // every cancel thread waits on a silent server: this backend ends when it next writes to its closed socket
+      }
     }
   }
 
@@ -416,9 +424,8 @@ public final class HedgedReads implements AutoCloseable {
   private synchronized ThreadPoolExecutor cancels() {
     requireOpen();
     if (cancels == null) {
-      cancels = new ThreadPoolExecutor(CANCEL_THREADS, CANCEL_THREADS, 30, TimeUnit.SECONDS,
-          new java.util.concurrent.ArrayBlockingQueue<>(256), daemons("hedge-cancel"));
-      cancels.allowCoreThreadTimeOut(true);
+      cancels = new ThreadPoolExecutor(0, CANCEL_THREADS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+          daemons("hedge-cancel"));
     }
     return cancels;
   }
