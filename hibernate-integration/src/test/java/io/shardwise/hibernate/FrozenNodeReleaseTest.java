@@ -148,7 +148,7 @@ class FrozenNodeReleaseTest {
   }
 
   @Test
-  void aReadInFlightOnAFrozenReplicaIsAnsweredByThePrimary(PostgresTopology pg) {
+  void aReadInFlightOnAFrozenReplicaIsAnsweredByThePrimary(PostgresTopology pg) throws Exception {
     long user = profile(keyOn(shards, "shard0"), "v1");
     PostgresNode replica = pg.shard(0).replica(0);
     PostgresNode primary = pg.shard(0).primary();
@@ -161,29 +161,39 @@ class FrozenNodeReleaseTest {
         return shards.replicaStatus().stream().allMatch(ReplicaStatus::healthy);
       });
       AtomicInteger attempts = new AtomicInteger();
-      long[] frozenAt = new long[1];
-      int[] served = route.fromSession(s -> {
-        if (attempts.incrementAndGet() == 1) {
-          assertEquals(replica.port(), port(s), "the first attempt reads from the replica");
+      ExecutorService freezer = CallerThreads.callers(1);
+      Future<Long> frozenAt;
+      try {
+        // freezes the replica once the statement is running on it, so the statement is in flight
+        // there; freezing before it is sent would let a later checkout go to the primary at once
+        frozenAt = freezer.submit(() -> {
+          await().atMost(Duration.ofSeconds(30)).until(() -> sleeping(replica, "pg_sleep(3)") == 1);
           replica.freeze();
-          frozenAt[0] = System.nanoTime();
-          s.createNativeQuery("SELECT 1 FROM pg_sleep(0.1)", Integer.class).getSingleResult(); // never answered
-        }
-        Object[] server = (Object[]) s.createNativeQuery("SELECT inet_server_port(), pg_is_in_recovery()",
-            Object[].class).getSingleResult();
-        assertEquals("v1", s.find(Profile.class, user).getName());
-        return new int[] {((Number) server[0]).intValue(), (Boolean) server[1] ? 1 : 0};
-      });
-      long afterFreezeMs = elapsedMs(frozenAt[0]);
-      assertEquals(2, attempts.get(), "the unit of work ran once more");
-      assertEquals(primary.port(), served[0], "the retry was served by the primary");
-      assertEquals(0, served[1], "the primary is not in recovery");
-      assertTrue(afterFreezeMs < RELEASED_WITHIN_MS, "answered " + afterFreezeMs + " ms after the freeze");
-      System.out.println("FrozenNodeReleaseTest: a read in flight on the frozen replica (deadline " + route.deadline()
-          + ") answered by the primary " + afterFreezeMs + " ms after the freeze");
-      ReplicaStatus status = shards.replicaStatus().stream().filter(r -> r.shardId().equals("shard0")).findFirst()
-          .orElseThrow();
-      assertFalse(status.healthy(), status.toString());
+          return System.nanoTime();
+        });
+        int[] served = route.fromSession(s -> {
+          if (attempts.incrementAndGet() == 1) {
+            assertEquals(replica.port(), port(s), "the first attempt reads from the replica");
+            s.createNativeQuery("SELECT 1 FROM pg_sleep(3)", Integer.class).getSingleResult(); // never answered
+          }
+          Object[] server = (Object[]) s.createNativeQuery("SELECT inet_server_port(), pg_is_in_recovery()",
+              Object[].class).getSingleResult();
+          assertEquals("v1", s.find(Profile.class, user).getName());
+          return new int[] {((Number) server[0]).intValue(), (Boolean) server[1] ? 1 : 0};
+        });
+        long afterFreezeMs = elapsedMs(frozenAt.get(30, TimeUnit.SECONDS));
+        assertEquals(2, attempts.get(), "the unit of work ran once more");
+        assertEquals(primary.port(), served[0], "the retry was served by the primary");
+        assertEquals(0, served[1], "the primary is not in recovery");
+        assertTrue(afterFreezeMs < RELEASED_WITHIN_MS, "answered " + afterFreezeMs + " ms after the freeze");
+        System.out.println("FrozenNodeReleaseTest: a read in flight on the frozen replica (deadline " + route.deadline()
+            + ") answered by the primary " + afterFreezeMs + " ms after the freeze");
+        ReplicaStatus status = shards.replicaStatus().stream().filter(r -> r.shardId().equals("shard0")).findFirst()
+            .orElseThrow();
+        assertFalse(status.healthy(), status.toString());
+      } finally {
+        freezer.shutdownNow();
+      }
       replica.thaw();
     }
   }
@@ -199,11 +209,15 @@ class FrozenNodeReleaseTest {
     return s.createNativeQuery("SELECT inet_server_port()", Integer.class).getSingleResult();
   }
 
-  /** Backends of {@code node} running a pg_sleep, as an unpooled admin connection sees them. */
+  /** Backends of {@code node} running a pg_sleep(5), as an unpooled admin connection sees them. */
   private static int sleeping(PostgresNode node) throws Exception {
+    return sleeping(node, "pg_sleep(5)");
+  }
+
+  private static int sleeping(PostgresNode node, String call) throws Exception {
     try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
-            + " AND query LIKE '%pg_sleep(5)%' AND pid <> pg_backend_pid()")) {
+            + " AND query LIKE '%" + call + "%' AND pid <> pg_backend_pid()")) {
       rs.next();
       return rs.getInt(1);
     }
