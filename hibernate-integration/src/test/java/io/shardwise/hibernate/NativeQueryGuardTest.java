@@ -109,6 +109,15 @@ class NativeQueryGuardTest {
     assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createNativeQuery(
         "select label from shelf where store_id in (:stores)", String.class)
         .setParameterList("stores", List.of(here, there)).getResultList()));
+    // a list before the key: Hibernate sends three placeholders for it, the key's is the fourth
+    assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createNativeQuery(
+        "select label from shelf where label in (:labels) and store_id = :store", String.class)
+        .setParameterList("labels", List.of("a", "b", "shelf of " + there)).setParameter("store", there)
+        .getResultList()));
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createNativeQuery(
+        "select label from shelf where label in (:labels) and store_id = :store", String.class)
+        .setParameterList("labels", List.of("a", "b", "shelf of " + here)).setParameter("store", here)
+        .getResultList()));
     String literal = "select label from shelf where store_id = " + there;
     assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createNativeQuery(literal, String.class)
         .getResultList()));

@@ -335,13 +335,37 @@ public final class QueryGuard {
     checkPinnedValues(pins, pin -> {
       org.hibernate.query.spi.QueryParameterBinding<?> binding = pin.parameterName() != null
           ? bindings.getBinding(pin.parameterName())
-          : pin.position() != null && pin.position() >= 1 && pin.position() <= occurrences.size()
-              ? bindings.getBinding(occurrences.get(pin.position() - 1).parameter()) : null;
+          : pin.position() == null ? null : placeholderBinding(pin.position(), occurrences, bindings, session);
       if (binding == null || !binding.isBound()) {
         return null;
       }
       return binding.isMultiValued() ? binding.getBindValues() : binding.getBindValue();
     }, session);
+  }
+
+  /**
+   * The binding behind the n-th JDBC placeholder of a native select as Hibernate sends it: a list
+   * parameter stands for as many placeholders as Hibernate expands it to (its values, padded when
+   * IN-list padding is on), every other occurrence for one.
+   */
+  private static org.hibernate.query.spi.QueryParameterBinding<?> placeholderBinding(int position,
+      List<org.hibernate.query.sql.spi.ParameterOccurrence> occurrences,
+      org.hibernate.query.spi.QueryParameterBindings bindings,
+      org.hibernate.engine.spi.SharedSessionContractImplementor session) {
+    org.hibernate.engine.spi.SessionFactoryImplementor factory = session.getFactory();
+    int last = 0;
+    for (org.hibernate.query.sql.spi.ParameterOccurrence occurrence : occurrences) {
+      org.hibernate.query.spi.QueryParameterBinding<?> binding = bindings.getBinding(occurrence.parameter());
+      last += binding != null && binding.isMultiValued()
+          ? org.hibernate.query.sql.internal.NativeQueryImpl.determineBindValueMaxCount(
+              factory.getSessionFactoryOptions().inClauseParameterPaddingEnabled(),
+              factory.getJdbcServices().getDialect().getInExpressionCountLimit(), binding.getBindValues().size())
+          : 1;
+      if (position <= last) {
+        return position >= 1 ? binding : null;
+      }
+    }
+    return null;
   }
 
   /**
