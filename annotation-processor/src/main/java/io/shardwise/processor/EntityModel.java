@@ -195,6 +195,63 @@ final class EntityModel implements QueryModel, TableModel {
       return explicit != null && !explicit.isEmpty() ? List.of(lowerUnquoted(explicit)) : spellings(name);
     }
 
+    /**
+     * The foreign key of the first hop of {@code @CoLocated(via)}, for native SQL: a to-one
+     * association that owns one join column. Null without {@code via}, or for a hop the model
+     * cannot read as a single column (a join table, {@code @JoinColumns}, {@code @MapsId},
+     * {@code mappedBy}, a parent without a single id column).
+     */
+    ParentLink parentLink() {
+      String via = coLocated == null ? null : Mirrors.string(coLocated, "via");
+      Member hop = via == null || via.isBlank() ? null : member(via.split("\\.", -1)[0].trim());
+      AnnotationMirror association = hop == null ? null : associationAnnotation(hop);
+      if (association == null
+          || !Mirrors.nameOf(association).equals(Mirrors.MANY_TO_ONE) && !Mirrors.nameOf(association).equals(Mirrors.ONE_TO_ONE)
+          || !isEmpty(Mirrors.string(association, "mappedBy"))
+          || Mirrors.has(hop.element(), Mirrors.JOIN_COLUMNS) || Mirrors.has(hop.element(), Mirrors.JOIN_TABLE)
+          || Mirrors.has(hop.element(), Mirrors.MAPS_ID)) {
+        return null;
+      }
+      Entity parent = associationTarget(hop);
+      AnnotationMirror joinColumn = Mirrors.find(hop.element(), Mirrors.JOIN_COLUMN);
+      String name = joinColumn == null ? null : Mirrors.string(joinColumn, "name");
+      String referenced = joinColumn == null ? null : Mirrors.string(joinColumn, "referencedColumnName");
+      List<String> referencedColumns = !isEmpty(referenced) ? List.of(lowerUnquoted(referenced))
+          : parent == null ? List.of() : parent.idColumns();
+      if (referencedColumns.isEmpty()) {
+        return null;
+      }
+      List<String> foreignKey = new ArrayList<>();
+      if (!isEmpty(name)) {
+        foreignKey.add(lowerUnquoted(name));
+      } else {
+        // JPA's default join column: the attribute's name, an underscore, the referenced column's
+        for (String attribute : spellings(hop.name())) {
+          referencedColumns.forEach(column -> foreignKey.add(attribute + "_" + column));
+        }
+      }
+      return new ParentLink(foreignKey, parent, referencedColumns);
+    }
+
+    /** The names the {@code @Id} column may have; empty without exactly one {@code @Id}. */
+    private List<String> idColumns() {
+      Member id = null;
+      for (Member member : members) {
+        if (Mirrors.has(member.element(), Mirrors.ID)) {
+          if (id != null && !id.name().equals(member.name())) {
+            return List.of();
+          }
+          id = member;
+        }
+      }
+      if (id == null) {
+        return List.of();
+      }
+      AnnotationMirror column = Mirrors.find(id.element(), Mirrors.COLUMN);
+      String explicit = column == null ? null : Mirrors.string(column, "name");
+      return !isEmpty(explicit) ? List.of(lowerUnquoted(explicit)) : spellings(id.name());
+    }
+
     /** The names the shard key's column may have, as {@link #tableNames()} for the column. */
     List<String> keyColumns() {
       Member key = keyMember();
@@ -218,6 +275,10 @@ final class EntityModel implements QueryModel, TableModel {
     return lower.equals(snake) ? List.of(lower) : List.of(lower, snake);
   }
 
+  private static boolean isEmpty(String value) {
+    return value == null || value.isEmpty();
+  }
+
   private static String lowerUnquoted(String name) {
     String bare = name.startsWith("\"") && name.endsWith("\"") && name.length() > 1
         ? name.substring(1, name.length() - 1) : name.replace("`", "");
@@ -239,7 +300,7 @@ final class EntityModel implements QueryModel, TableModel {
       Map<String, MappedTable> built = new HashMap<>();
       Set<String> clashing = new HashSet<>();
       for (Entity entity : byClass.values()) {
-        MappedTable mapped = new MappedTable(entity, entity.keyColumns());
+        MappedTable mapped = new MappedTable(entity, entity.keyColumns(), entity.parentLink());
         for (String tableName : entity.tableNames()) {
           if (built.putIfAbsent(tableName, mapped) != null && built.get(tableName).entity() != entity) {
             clashing.add(tableName);

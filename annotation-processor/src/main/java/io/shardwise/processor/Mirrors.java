@@ -32,6 +32,10 @@ final class Mirrors {
   static final String ONE_TO_ONE = "jakarta.persistence.OneToOne";
   static final String ONE_TO_MANY = "jakarta.persistence.OneToMany";
   static final String MANY_TO_MANY = "jakarta.persistence.ManyToMany";
+  static final String JOIN_COLUMN = "jakarta.persistence.JoinColumn";
+  static final String JOIN_COLUMNS = "jakarta.persistence.JoinColumns";
+  static final String JOIN_TABLE = "jakarta.persistence.JoinTable";
+  static final String MAPS_ID = "jakarta.persistence.MapsId";
   static final String NAMED_QUERY = "jakarta.persistence.NamedQuery";
   static final String NAMED_QUERIES = "jakarta.persistence.NamedQueries";
   static final String HIBERNATE_NAMED_QUERY = "org.hibernate.annotations.NamedQuery";

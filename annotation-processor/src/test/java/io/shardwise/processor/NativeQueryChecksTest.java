@@ -113,6 +113,35 @@ class NativeQueryChecksTest {
   }
 
   @Test
+  void aJoinOnTheViaPathsDefaultForeignKeyToAPinnedParentPinsTheChild() {
+    String pinned1 = "select p.* from parcel p join purchase_order o on p.order_id = o.id where o.merchant_id = :m";
+    String pinned2 = "delete from parcel where order_id in (select id from purchase_order where merchant_id = :m)";
+    String otherColumn = "select p.* from parcel p join purchase_order o on p.order_id = o.merchant_id"
+        + " where o.merchant_id = :m";
+    String withoutVia = "select i.* from order_item i join purchase_order o on i.order_id = o.id"
+        + " where o.merchant_id = :m";
+    Compilation c = Fixtures.model().source("app/Parcel.java", """
+        package app;
+        import io.shardwise.annotations.*;
+        import jakarta.persistence.*;
+        @NamedNativeQuery(name = "q0", query = "%s")
+        @NamedNativeQuery(name = "q1", query = "%s")
+        @NamedNativeQuery(name = "q2", query = "%s")
+        @NamedNativeQuery(name = "q3", query = "%s")
+        @Entity
+        @CoLocated(with = Merchant.class, via = "order.merchant")
+        public class Parcel {
+          @Id Long id;
+          @ShardKey Long merchantId;
+          @ManyToOne PurchaseOrder order;
+        }
+        """.formatted(pinned1, pinned2, otherColumn, withoutVia)).compileWith(new ShardwiseProcessor());
+    c.assertError(Tag.QueryWithoutShardKey, "app/Parcel.java", "o.merchant_id where");
+    c.assertError(Tag.QueryWithoutShardKey, "app/Parcel.java", "order_item i");
+    c.assertErrorCount(2);
+  }
+
+  @Test
   void createNativeQueryConstantsAreChecked() {
     Compilation c = Fixtures.model().source("app/Dao.java", """
         package app;

@@ -36,14 +36,6 @@ class RealModelCorpusTest {
 
   private static final Pattern LABELLED =
       Pattern.compile("@Named(Native)?Query\\(name = \"([^\"]+)\".*// (pins|lacks|scatter|unchecked)\\s*$");
-  /**
-   * Native queries that do pin the realm through a foreign key into a pinned co-located table
-   * ({@code join USER_ATTRIBUTE a on a.USER_ID = u.ID}, {@code USER_ID in (select ID from
-   * USER_ENTITY where REALM_ID = ?)}): the SQL rule follows key columns, not foreign keys, and
-   * reports them. Listed so that the matrix says so and a new one fails the test.
-   */
-  private static final List<String> KNOWN_NATIVE_FALSE_POSITIVES =
-      List.of("nativeDeleteCredentialsOfRealmUsers", "nativeUsersWithAttributeByForeignKey");
   private static final List<Tag> QUERY_TAGS =
       List.of(Tag.QueryWithoutShardKey, Tag.UnresolvedEntity, Tag.InsertWithoutShardKey);
 
@@ -116,7 +108,7 @@ class RealModelCorpusTest {
 
   /**
    * Prints and checks the confusion matrix of some labelled queries: {TP, TN, FN, FP}. No false
-   * negative anywhere; the false positives are exactly the known native ones.
+   * negative and no false positive anywhere.
    */
   private static int[] matrix(Compilation c, List<Labelled> labelled, String kind) {
     List<String> falseNegatives = new ArrayList<>();
@@ -144,9 +136,7 @@ class RealModelCorpusTest {
         byLabel.getOrDefault("pins", 0L) + byLabel.getOrDefault("scatter", 0L), falseNegatives.size(),
         falseNegatives, falsePositives.size(), falsePositives);
     assertEquals(List.of(), falseNegatives, kind + " false negatives");
-    boolean nativeSql = labelled.stream().anyMatch(Labelled::nativeSql);
-    assertEquals(nativeSql ? KNOWN_NATIVE_FALSE_POSITIVES : List.of(), falsePositives,
-        kind + " false positives\n" + c.dump());
+    assertEquals(List.of(), falsePositives, kind + " false positives\n" + c.dump());
     return new int[] {truePositives, trueNegatives, falseNegatives.size(), falsePositives.size()};
   }
 
@@ -161,7 +151,7 @@ class RealModelCorpusTest {
         "(?m)^@ScatterGather\\(queries = [^\\n]*\\)$", "")));
     Compilation c = compile(unmarked);
     for (Labelled query : queries) {
-      if (query.label().equals("unchecked") || KNOWN_NATIVE_FALSE_POSITIVES.contains(query.name())) {
+      if (query.label().equals("unchecked")) {
         continue;
       }
       boolean expected = !query.label().equals("pins");

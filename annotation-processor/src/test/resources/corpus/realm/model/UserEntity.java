@@ -37,6 +37,9 @@ import java.util.Collection;
     @NamedNativeQuery(name = "nativeUserByUsername", query = "SELECT u.* FROM USER_ENTITY u WHERE u.REALM_ID = ? AND lower(u.USERNAME) = lower(?)"), // pins
     @NamedNativeQuery(name = "nativeUsersWithAttribute", query = "select u.ID from USER_ENTITY u join USER_ATTRIBUTE a on a.USER_ID = u.ID and a.REALM_ID = u.REALM_ID where u.REALM_ID = :realmId and a.NAME = :name and a.VALUE = :value"), // pins
     @NamedNativeQuery(name = "nativeUsersWithAttributeByForeignKey", query = "select u.ID from USER_ENTITY u join USER_ATTRIBUTE a on a.USER_ID = u.ID where u.REALM_ID = :realmId and a.NAME = :name"), // pins
+    @NamedNativeQuery(name = "nativeUsersByAttributeRealm", query = "select u.ID from USER_ENTITY u join USER_ATTRIBUTE a on a.USER_ID = u.ID where a.REALM_ID = :realmId and a.NAME = :name"), // lacks
+    @NamedNativeQuery(name = "nativeAttributesLeftJoinedToPinnedUsers", query = "select a.NAME from USER_ATTRIBUTE a left join USER_ENTITY u on u.ID = a.USER_ID and u.REALM_ID = :realmId"), // lacks
+    @NamedNativeQuery(name = "nativeAttributesJoinedOnUsername", query = "select a.NAME from USER_ATTRIBUTE a join USER_ENTITY u on u.USERNAME = a.USER_ID where u.REALM_ID = :realmId"), // lacks
     @NamedNativeQuery(name = "nativeUserPage", query = "select u.ID, u.USERNAME from USER_ENTITY u where u.REALM_ID = :realmId and u.SERVICE_ACCOUNT_CLIENT_LINK is null order by u.USERNAME limit :max offset :first"), // pins
     @NamedNativeQuery(name = "nativeUsersOfRealms", query = "select * from USER_ENTITY where REALM_ID in (:realmIds) and ENABLED = true"), // pins
     @NamedNativeQuery(name = "nativeUserByEmailAnyRealm", query = "select * from USER_ENTITY where EMAIL = :email"), // lacks

@@ -100,6 +100,39 @@ class KeyPathsTest {
     assertEquals(List.of(onS1, onS1, onS1), column("s1", "SELECT owner_id FROM kp_visit ORDER BY owner_id"));
   }
 
+  /**
+   * Native SQL that joins a visit to its pet on the foreign key of its {@code via} path pins the
+   * visit with the pet's key: admitted, checked against the session's shard by the pet's value,
+   * and run where the rows are. An outer join that keeps every visit pins nothing.
+   */
+  @Test
+  void nativeSqlJoiningAVisitToItsPinnedPetOnTheViaForeignKeyRunsOnThePetsShard() throws SQLException {
+    for (long ownerId : List.of(onS0, onS1)) {
+      Long petId = storeOwnerAndPet(ownerId);
+      shards.forKey(ownerId).inTransaction(session -> session.persist(new Visit(session.getReference(Pet.class, petId),
+          "visit of " + ownerId)));
+    }
+    String joined = "select v.reason from kp_visit v join kp_pet p on v.pet_id = p.id where p.owner_id = :owner";
+    assertEquals(List.of("visit of " + onS1), shards.forKey(onS1).fromSession(session -> session
+        .createNativeQuery(joined, String.class).setParameter("owner", onS1).getResultList()));
+    ShardKeyException otherShard = assertThrows(ShardKeyException.class, () -> shards.forKey(onS0).fromSession(
+        session -> session.createNativeQuery(joined, String.class).setParameter("owner", onS1).getResultList()));
+    assertTrue(otherShard.getMessage().startsWith("[ShardKeyOnOtherShard] This query pins Pet.ownerId = " + onS1),
+        otherShard.getMessage());
+    assertThrows(ShardKeyMissingException.class, () -> shards.forKey(onS0).fromSession(session -> session
+        .createNativeQuery("select v.reason from kp_visit v left join kp_pet p on p.id = v.pet_id"
+            + " and p.owner_id = :owner", String.class).setParameter("owner", onS0).getResultList()));
+
+    String delete = "delete from kp_visit where pet_id in (select id from kp_pet where owner_id = :owner)";
+    assertThrows(ShardKeyException.class, () -> shards.forKey(onS0).inTransaction(session -> session
+        .createNativeMutationQuery(delete).setParameter("owner", onS1).executeUpdate()));
+    assertEquals(List.of(onS1), column("s1", "SELECT owner_id FROM kp_visit"), "nothing deleted yet");
+    assertEquals(1, (int) shards.forKey(onS1).fromTransaction(session -> session.createNativeMutationQuery(delete)
+        .setParameter("owner", onS1).executeUpdate()));
+    assertEquals(List.of(), column("s1", "SELECT owner_id FROM kp_visit"));
+    assertEquals(List.of(onS0), column("s0", "SELECT owner_id FROM kp_visit"));
+  }
+
   @Test
   void aVisitOfAPetLoadedLaterTakesTheKeyThroughLazyAssociations() throws SQLException {
     Long petId = storeOwnerAndPet(onS1);

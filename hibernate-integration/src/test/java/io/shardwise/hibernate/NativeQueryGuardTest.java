@@ -28,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * Native SQL is held to the shard-key rule at run time as HQL is: a statement that leaves a sharded
  * table's key column unpinned is refused before any SQL (the servers log every statement, so
  * "nothing was sent" is read from their logs), and each value a native select pins the key to must
- * belong to the session's shard, whether a named or positional parameter or a literal.
+ * belong to the session's shard, whether a named or positional parameter or a literal. So must
+ * each key value a native UPDATE or DELETE pins and a native INSERT writes; a session of no shard
+ * binds to the shard of those values, and the statement runs on that shard's primary.
  */
 @ShardedPostgres(shards = 2, settings = "log_statement='all'")
 class NativeQueryGuardTest {
@@ -107,6 +109,15 @@ class NativeQueryGuardTest {
     assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createNativeQuery(
         "select label from shelf where store_id in (:stores)", String.class)
         .setParameterList("stores", List.of(here, there)).getResultList()));
+    // a list before the key: Hibernate sends three placeholders for it, the key's is the fourth
+    assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createNativeQuery(
+        "select label from shelf where label in (:labels) and store_id = :store", String.class)
+        .setParameterList("labels", List.of("a", "b", "shelf of " + there)).setParameter("store", there)
+        .getResultList()));
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createNativeQuery(
+        "select label from shelf where label in (:labels) and store_id = :store", String.class)
+        .setParameterList("labels", List.of("a", "b", "shelf of " + here)).setParameter("store", here)
+        .getResultList()));
     String literal = "select label from shelf where store_id = " + there;
     assertThrows(ShardKeyException.class, () -> onShardOf(here, s -> s.createNativeQuery(literal, String.class)
         .getResultList()));
@@ -130,6 +141,63 @@ class NativeQueryGuardTest {
         .setParameter("label", "renamed").setParameter("store", here).executeUpdate()));
     assertEquals(List.of("renamed"), onShardOf(here, s -> s.createNativeQuery(
         "select label from shelf where store_id = :store", String.class).setParameter("store", here).getResultList()));
+  }
+
+  @Test
+  void eachKeyValueANativeWritePinsMustBelongToTheSessionsShard(PostgresTopology pg) {
+    String probe = "write-" + UUID.randomUUID();
+    String delete = "delete from shelf where store_id = :store and label <> '" + probe + "'";
+    ShardKeyException e = assertThrows(ShardKeyException.class, () -> shards.forKey(here).inTransaction(
+        s -> s.createNativeMutationQuery(delete).setParameter("store", there).executeUpdate()));
+    assertTrue(e.getMessage().startsWith("[ShardKeyOnOtherShard] This query pins Shelf.storeId = " + there
+        + ", which belongs to shard 'shard1', but it runs in a session on shard 'shard0'"), e.getMessage());
+
+    assertThrows(ShardKeyException.class, () -> shards.forKey(here).inTransaction(s -> s.createNativeMutationQuery(
+        "update shelf set label = '" + probe + "' where store_id in (?1, ?2)")
+        .setParameter(1, here).setParameter(2, there).executeUpdate()));
+    assertThrows(ShardKeyException.class, () -> shards.forKey(here).inTransaction(s -> s.createNativeMutationQuery(
+        "update shelf set label = '" + probe + "' where store_id in (:stores)")
+        .setParameterList("stores", List.of(here, there)).executeUpdate()));
+    assertThrows(ShardKeyException.class, () -> shards.forKey(here).inTransaction(s -> s.createNativeMutationQuery(
+        "delete from shelf where label <> '" + probe + "' and store_id = " + there).executeUpdate()));
+    ShardKeyException insert = assertThrows(ShardKeyException.class, () -> shards.forKey(here).inTransaction(
+        s -> s.createNativeMutationQuery("insert into shelf (id, store_id, label) values (:id, :store, '" + probe
+            + "')").setParameter("id", 77L).setParameter("store", there).executeUpdate()));
+    assertTrue(insert.getMessage().startsWith("[ShardKeyOnOtherShard] This query pins Shelf.storeId = " + there),
+        insert.getMessage());
+
+    assertNeverSent(pg, sentProbe(), probe);
+    assertEquals(List.of("shelf of " + there), onShardOf(there, s -> s.createNativeQuery(
+        "select label from shelf where store_id = :store", String.class).setParameter("store", there).getResultList()),
+        "the other shard's row is untouched");
+  }
+
+  @Test
+  void aNativeWriteRunsOnThePrimaryOfItsKeyAndBindsASessionOfNoShard(PostgresTopology pg) {
+    try (Session session = sessionFactory.openSession()) {
+      session.beginTransaction();
+      assertEquals(1, session.createNativeMutationQuery("delete from shelf where store_id = :store")
+          .setParameter("store", there).executeUpdate());
+      assertEquals("shard1", ShardedSessions.shardOf(session), "the key bound the session");
+      assertEquals(pg.shard(1).primary().port(), port(session));
+      session.getTransaction().commit();
+    }
+    try (Session session = sessionFactory.openSession()) {
+      session.beginTransaction();
+      assertEquals(1, session.createNativeMutationQuery("insert into shelf (id, store_id, label) values (?1, ?2, ?3)")
+          .setParameter(1, there * 10 + 1).setParameter(2, there).setParameter(3, "inserted").executeUpdate());
+      assertEquals(pg.shard(1).primary().port(), port(session));
+      session.getTransaction().commit();
+    }
+    assertEquals(List.of("inserted"), onShardOf(there, s -> s.createNativeQuery(
+        "select label from shelf where store_id = :store", String.class).setParameter("store", there).getResultList()));
+    assertEquals(List.of("shelf of " + here), onShardOf(here, s -> s.createNativeQuery(
+        "select label from shelf where store_id = :store", String.class).setParameter("store", here).getResultList()),
+        "the session's shard before it bound kept its row");
+  }
+
+  private static int port(Session session) {
+    return session.createNativeQuery("select inet_server_port()", Integer.class).getSingleResult();
   }
 
   @Test

@@ -8,6 +8,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.DateValue;
@@ -53,7 +54,12 @@ import net.sf.jsqlparser.util.TablesNamesFinder;
  * either side pins, {@code OR} what both sides pin; an equality between the key columns of two
  * tables of one co-location group carries a pin from one to the other, and a correlated subquery
  * sees the pins of the query around it. {@code key IN (select y.key ...)} is pinned when the
- * subquery pins {@code y} on its own and {@code y} is of the same group. An {@code INSERT} into a
+ * subquery pins {@code y} on its own and {@code y} is of the same group. A co-located child is
+ * pinned by its pinned parent through the foreign key of its {@code @CoLocated(via)} path's first
+ * hop ({@link TableModel.ParentLink}): {@code child.fk = parent.id} in a WHERE or an inner join's
+ * ON, or {@code fk IN (select id from Parent ...)}; never the other way. The ON of a LEFT JOIN pins
+ * only the table it joins (a key equality in it carries into that table only); that of a RIGHT or
+ * FULL join pins nothing. An {@code INSERT} into a
  * sharded table must write its key column from a parameter, a literal or a pinned key of the rows
  * it selects.
  *
@@ -179,14 +185,20 @@ public final class NativeSqlRule {
     }
   }
 
-  /** What a condition guarantees: pinned sources, and equalities between key columns. */
+  /**
+   * What a condition guarantees: pinned sources, equalities between key columns (which carry a pin
+   * either way), and joins on a co-location foreign key ({@code {parent, child}}: a pin carries
+   * from the parent to the child only).
+   */
   private static final class Facts {
     final Set<Source> pinned = identitySet();
     final List<Source[]> equal = new ArrayList<>();
+    final List<Source[]> parentToChild = new ArrayList<>();
 
     Facts and(Facts other) {
       pinned.addAll(other.pinned);
       equal.addAll(other.equal);
+      parentToChild.addAll(other.parentToChild);
       return this;
     }
 
@@ -205,6 +217,13 @@ public final class NativeSqlRule {
             grew = true;
           }
         }
+        for (Source[] link : parentToChild) {
+          if ((closed.contains(link[0]) || scope.isPinned(link[0])) && !closed.contains(link[1])
+              && !scope.isPinned(link[1])) {
+            closed.add(link[1]);
+            grew = true;
+          }
+        }
       }
       return closed;
     }
@@ -216,6 +235,13 @@ public final class NativeSqlRule {
     final List<KeyPin> pins = new ArrayList<>();
     final Set<Table> judged = Collections.newSetFromMap(new IdentityHashMap<>());
     final Set<String> cteNames = new HashSet<>();
+    /**
+     * The ON conditions of outer joins, each with the table its LEFT JOIN joins: such a condition
+     * filters that table's rows only, never the rows it is joined to. Null for a RIGHT or FULL
+     * join, whose conditions are taken to pin nothing.
+     */
+    final Map<Expression, Source> outerJoinConditions = new IdentityHashMap<>();
+    boolean insideOuterJoin;
     InsertWithoutKey insert;
     /** Judging a subquery only for what it lends to the query around it: report nothing. */
     int dry;
@@ -308,8 +334,14 @@ public final class NativeSqlRule {
         return conditions;
       }
       for (Join join : joins) {
+        int before = scope.sources.size();
         addFrom(join.getFromItem(), scope);
         conditions.addAll(join.getOnExpressions());
+        if (join.isLeft() || join.isRight() || join.isFull() || join.isOuter()) {
+          Source joined = join.isLeft() && !join.isRight() && !join.isFull() && scope.sources.size() == before + 1
+              ? scope.sources.get(before) : null;
+          join.getOnExpressions().forEach(on -> outerJoinConditions.put(on, joined));
+        }
       }
       return conditions;
     }
@@ -333,7 +365,14 @@ public final class NativeSqlRule {
       Facts facts = new Facts();
       for (Expression condition : conditions) {
         if (condition != null) {
-          facts.and(facts(condition, scope));
+          boolean around = insideOuterJoin;
+          insideOuterJoin = outerJoinConditions.containsKey(condition);
+          try {
+            Facts found = facts(condition, scope);
+            facts.and(insideOuterJoin ? onlyInto(found, outerJoinConditions.get(condition)) : found);
+          } finally {
+            insideOuterJoin = around;
+          }
         }
       }
       scope.pinned.addAll(facts.closed(scope));
@@ -350,6 +389,25 @@ public final class NativeSqlRule {
           unpinned.add(new UnpinnedTable(source.mapped, source.name, source.alias));
         }
       }
+    }
+
+    /** What an outer join's condition guarantees for the table it joins, and for nothing else. */
+    Facts onlyInto(Facts found, Source joined) {
+      Facts kept = new Facts();
+      if (joined == null) {
+        return kept;
+      }
+      if (found.pinned.contains(joined)) {
+        kept.pinned.add(joined);
+      }
+      for (Source[] pair : found.equal) {
+        if (pair[0] != joined && pair[1] == joined) {
+          kept.parentToChild.add(pair);
+        } else if (pair[0] == joined && pair[1] != joined) {
+          kept.parentToChild.add(new Source[] {pair[1], joined});
+        }
+      }
+      return kept;
     }
 
     Facts facts(Expression expression, Scope scope) {
@@ -377,15 +435,27 @@ public final class NativeSqlRule {
           pin(facts, right, equals.getLeftExpression());
         } else if (left != null && right != null && sameGroup(left, right)) {
           facts.equal.add(new Source[] {left, right});
+        } else if (!insideOuterJoin) {
+          Source[] link = foreignKeyJoin(equals.getLeftExpression(), equals.getRightExpression(), scope);
+          if (link == null) {
+            link = foreignKeyJoin(equals.getRightExpression(), equals.getLeftExpression(), scope);
+          }
+          if (link != null) {
+            facts.parentToChild.add(link);
+          }
         }
         return facts;
       }
       if (e instanceof InExpression in && !in.isNot()) {
         Source owner = keyColumnOwner(in.getLeftExpression(), scope);
+        Expression right = in.getRightExpression();
         if (owner == null) {
+          Source child = insideOuterJoin ? null : columnSource(in.getLeftExpression(), scope, NativeSqlRule::isForeignKey);
+          if (child != null && right instanceof ParenthesedSelect subquery && lendsParent(subquery, child)) {
+            facts.pinned.add(child);
+          }
           return facts;
         }
-        Expression right = in.getRightExpression();
         if (right instanceof ParenthesedSelect subquery) {
           if (lendsKey(subquery, owner, scope)) {
             facts.pinned.add(owner);
@@ -429,6 +499,25 @@ public final class NativeSqlRule {
         Scope inner = plain(plain, new Scope(null));
         Source selected = keyColumnOwner(plain.getSelectItems().get(0).getExpression(), inner);
         return selected != null && inner.pinned.contains(selected) && sameGroup(selected, owner);
+      } finally {
+        dry--;
+      }
+    }
+
+    /**
+     * {@code fk IN (select p.id from Parent p where ...)}: the subquery selects the referenced
+     * column of the child's co-location parent and pins that parent on its own.
+     */
+    boolean lendsParent(ParenthesedSelect subquery, Source child) {
+      if (!(subquery.getSelect() instanceof PlainSelect plain) || plain.getSelectItems().size() != 1) {
+        return false;
+      }
+      dry++;
+      try {
+        Scope inner = plain(plain, new Scope(null));
+        Source parent = columnSource(plain.getSelectItems().get(0).getExpression(), inner,
+            (source, column) -> isReferencedBy(source, column, child));
+        return parent != null && inner.pinned.contains(parent);
       } finally {
         dry--;
       }
@@ -563,18 +652,29 @@ public final class NativeSqlRule {
     return null;
   }
 
-  /** The source whose key column the expression is, looked up innermost scope first; else null. */
-  private static Source keyColumnOwner(Expression expression, Scope scope) {
+  /** The column an expression is, perhaps cast or parenthesised; else null. */
+  private static Column bareColumn(Expression expression) {
     Expression e = unwrap(expression);
     while (e instanceof CastExpression cast) {
       e = unwrap(cast.getLeftExpression());
     }
-    if (!(e instanceof Column column)) {
+    return e instanceof Column column ? column : null;
+  }
+
+  /** The table name or alias a column is qualified with, in lower case; null when unqualified. */
+  private static String qualifierOf(Column column) {
+    Table qualifier = column.getTable();
+    return qualifier == null || qualifier.getName() == null ? null : lower(qualifier.getUnquotedName());
+  }
+
+  /** The source whose key column the expression is, looked up innermost scope first; else null. */
+  private static Source keyColumnOwner(Expression expression, Scope scope) {
+    Column column = bareColumn(expression);
+    if (column == null) {
       return null;
     }
     String name = lower(column.getUnquotedColumnName());
-    Table qualifier = column.getTable();
-    String owner = qualifier == null || qualifier.getName() == null ? null : lower(qualifier.getUnquotedName());
+    String owner = qualifierOf(column);
     for (Scope level = scope; level != null; level = level.outer) {
       Source found = null;
       int matches = 0;
@@ -597,6 +697,61 @@ public final class NativeSqlRule {
       }
       if (matches > 1) {
         return null;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * {@code {parent, child}} when {@code childColumn} is a child's co-location foreign key and
+   * {@code parentColumn} the column of its parent that key refers to; else null.
+   */
+  private static Source[] foreignKeyJoin(Expression childColumn, Expression parentColumn, Scope scope) {
+    Source child = columnSource(childColumn, scope, NativeSqlRule::isForeignKey);
+    if (child == null) {
+      return null;
+    }
+    Source parent = columnSource(parentColumn, scope, (source, column) -> isReferencedBy(source, column, child));
+    return parent == null ? null : new Source[] {parent, child};
+  }
+
+  private static boolean isForeignKey(Source source, String column) {
+    return source.sharded() && source.mapped.parent() != null
+        && source.mapped.parent().foreignKeyColumns().contains(column);
+  }
+
+  private static boolean isReferencedBy(Source source, String column, Source child) {
+    TableModel.ParentLink link = child.mapped.parent();
+    return source != child && source.sharded() && source.mapped.entity() == link.parent()
+        && link.referencedColumns().contains(column) && sameGroup(source, child);
+  }
+
+  /**
+   * The source a column reference belongs to, provided {@code holds} says it has that column: a
+   * qualified column the innermost source of that name or alias; an unqualified one the single
+   * source of the innermost level that reads tables (what the model does not know of the other
+   * tables' columns rules the rest out). Null otherwise.
+   */
+  private static Source columnSource(Expression expression, Scope scope,
+      java.util.function.BiPredicate<Source, String> holds) {
+    Column column = bareColumn(expression);
+    if (column == null) {
+      return null;
+    }
+    String name = lower(column.getUnquotedColumnName());
+    String owner = qualifierOf(column);
+    for (Scope level = scope; level != null; level = level.outer) {
+      if (owner == null) {
+        if (level.sources.isEmpty()) {
+          continue;
+        }
+        Source only = level.sources.size() == 1 ? level.sources.get(0) : null;
+        return only != null && only.mapped != null && holds.test(only, name) ? only : null;
+      }
+      for (Source source : level.sources) {
+        if (owner.equals(source.alias) || source.alias == null && owner.equals(source.name)) {
+          return source.mapped != null && holds.test(source, name) ? source : null;
+        }
       }
     }
     return null;

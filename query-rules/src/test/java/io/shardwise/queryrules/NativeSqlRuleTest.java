@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.shardwise.queryrules.NativeSqlRule.Analysis;
 import io.shardwise.queryrules.NativeSqlRule.KeyPin;
 import io.shardwise.queryrules.TableModel.MappedTable;
+import io.shardwise.queryrules.TableModel.ParentLink;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,6 +28,7 @@ class NativeSqlRuleTest {
       .sharded("Realm", "Realm", "id", Set.of("id"), Map.of())
       .sharded("UserEntity", "Realm", "realmId", Set.of("id", "realmId"), Map.of())
       .sharded("Credential", "Realm", "realmId", Set.of("id", "realmId"), Map.of())
+      .sharded("UserAttribute", "Realm", "realmId", Set.of("id", "realmId"), Map.of("user", "UserEntity"))
       .sharded("Merchant", "Merchant", "id", Set.of("id"), Map.of())
       .sharded("PurchaseOrder", "Merchant", "merchantId", Set.of("id", "merchantId"), Map.of())
       .reference("Country", Set.of("id", "code"), Map.of());
@@ -35,6 +37,9 @@ class NativeSqlRuleTest {
       "realm", new MappedTable(ENTITIES.entity("Realm"), List.of("id")),
       "user_entity", new MappedTable(ENTITIES.entity("UserEntity"), List.of("realm_id")),
       "credential", new MappedTable(ENTITIES.entity("Credential"), List.of("realm_id")),
+      // @CoLocated(with = Realm.class, via = "user.realm"), user joined on USER_ID
+      "user_attribute", new MappedTable(ENTITIES.entity("UserAttribute"), List.of("realm_id"),
+          new ParentLink(List.of("user_id"), ENTITIES.entity("UserEntity"), List.of("id"))),
       "merchant", new MappedTable(ENTITIES.entity("Merchant"), List.of("id")),
       "purchase_order", new MappedTable(ENTITIES.entity("PurchaseOrder"), List.of("merchant_id")),
       "country", new MappedTable(ENTITIES.entity("Country"), List.of()));
@@ -84,6 +89,22 @@ class NativeSqlRuleTest {
       "insert into credential (id, realm_id, user_id) select :id, u.realm_id, u.id from user_entity u"
           + " where u.realm_id = :r and u.username = :n",
       "select * from user_entity u where u.realm_id = :r for update skip locked",
+      // a left join's ON pins the table it joins, and carries a key equality into it
+      "select u.*, c.type from user_entity u left join credential c on c.realm_id = u.realm_id"
+          + " where u.realm_id = :r",
+      "select u.*, c.type from user_entity u left outer join credential c on c.realm_id = :r and c.user_id = u.id"
+          + " where u.realm_id = :r",
+      // a child joined to its pinned co-location parent on the foreign key of its via path
+      "select u.id from user_entity u join user_attribute a on a.user_id = u.id where u.realm_id = :r",
+      "select a.* from user_attribute a inner join user_entity u on u.id = a.user_id and u.realm_id = ?",
+      "select a.* from user_attribute a join user_entity u on u.id = a.user_id join realm r on r.id = u.realm_id"
+          + " where r.id = :r",
+      "select a.* from user_attribute a, user_entity u where a.user_id = u.id and u.realm_id in (:a, :b)",
+      "select a.name from user_attribute a join user_entity u on a.user_id = u.id"
+          + " where (u.realm_id = :r and a.name = :n) or (u.realm_id = :r and a.value = :v)",
+      "delete from user_attribute where user_id in (select id from user_entity where realm_id = ?)",
+      "delete from user_attribute a using user_entity u where a.user_id = u.id and u.realm_id = :r",
+      "update user_attribute a set value = :v from user_entity u where a.user_id = u.id and u.realm_id = :r",
       // nothing sharded at all
       "select nextval('hibernate_sequence')",
   })
@@ -124,6 +145,28 @@ class NativeSqlRuleTest {
       "select * from (select * from user_entity) u where u.realm_id = :r",
       "update user_entity set email = :e where id = :id",
       "delete from credential",
+      // near misses of the foreign key join: another column, the wrong way, outer, another table
+      "select a.* from user_attribute a join user_entity u on u.username = a.user_id where u.realm_id = :r",
+      "select a.* from user_attribute a join user_entity u on u.id = a.owner_id where u.realm_id = :r",
+      "select a.* from user_attribute a join user_entity u on u.id = a.id where u.realm_id = :r",
+      "select u.* from user_entity u join user_attribute a on a.user_id = u.id where a.realm_id = :r",
+      "select a.* from user_attribute a left join user_entity u on u.id = a.user_id and u.realm_id = :r",
+      "select a.* from user_entity u right join user_attribute a on a.user_id = u.id and u.realm_id = :r",
+      "select a.* from user_attribute a join credential c on c.id = a.user_id where c.realm_id = :r",
+      "select a.* from user_attribute a join merchant m on m.id = a.user_id where m.id = :m",
+      "select a.* from user_attribute a join user_entity u on a.user_id = u.id where u.realm_id = :r or u.email = :e",
+      "select a.* from user_attribute a join user_entity u on a.user_id = u.id and u.realm_id = :r"
+          + " join user_attribute b on b.id = a.id",
+      "delete from user_attribute where user_id in (select id from user_entity where username = :n)",
+      "delete from user_attribute where user_id in (select realm_id from user_entity where realm_id = :r)",
+      "delete from user_attribute where user_id not in (select id from user_entity where realm_id = :r)",
+      "delete from user_attribute where user_id in (select c.id from credential c where c.realm_id = :r)",
+      "delete from credential where user_id in (select id from user_entity where realm_id = :r)",
+      // an outer join's ON filters the joined side only: the preserved side stays unpinned
+      "select c.* from credential c left join user_entity u on u.realm_id = c.realm_id and u.realm_id = :r",
+      "select c.* from credential c left join user_entity u on u.realm_id = :r and c.realm_id = :r",
+      "select c.* from user_entity u right join credential c on u.realm_id = c.realm_id and u.realm_id = :r",
+      "select c.* from credential c full join user_entity u on u.realm_id = c.realm_id where u.realm_id = :r",
   })
   void lacks(String sql) {
     Analysis analysis = rule.analyze(sql);
@@ -184,6 +227,15 @@ class NativeSqlRuleTest {
     Set<String> named = rule.analyze("with x as (select 1) select * from x").unknownTables().stream()
         .collect(Collectors.toSet());
     assertEquals(Set.of(), named);
+  }
+
+  @Test
+  void aForeignKeyJoinPinsTheChildWithTheParentsValues() {
+    Analysis analysis = rule.analyze("select a.* from user_attribute a join user_entity u on a.user_id = u.id"
+        + " where u.realm_id = :r");
+    assertEquals(List.of(), analysis.unpinned());
+    assertEquals(List.of("r"), analysis.keyPins().stream().map(KeyPin::parameterName).toList());
+    assertEquals("UserEntity", analysis.keyPins().get(0).table().entity().simpleName());
   }
 
   @Test

@@ -62,7 +62,8 @@ public final class ShardwiseIntegrator implements Integrator {
     requireTokenSecretWhenPinning(components);
     QueryGuards.install(translator, metadata, components.model(), components.keyValues(),
         sessionFactory.getJdbcServices().getDialect(), components.config().unitName(), components.metrics(),
-        registry.getService(org.hibernate.engine.query.spi.NativeQueryInterpreter.class));
+        registry.getService(org.hibernate.engine.query.spi.NativeQueryInterpreter.class),
+        sessionFactory.getJdbcServices());
     if (!(sessionFactory.getSessionFactoryOptions().getCustomSqmTranslatorFactory()
         instanceof io.shardwise.hibernate.internal.query.GuardedSqmTranslatorFactory)) {
       throw new ShardingConfigurationException("Persistence unit '" + components.config().unitName() + "' uses"

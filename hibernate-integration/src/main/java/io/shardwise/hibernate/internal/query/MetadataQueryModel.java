@@ -61,8 +61,9 @@ final class MetadataQueryModel implements QueryModel, TableModel {
       MappedEntity entity = byEntityName.get(placement.entityName());
       if (entity != null) {
         boolean keyed = !placement.reference() && placement.keyColumn() != null;
-        tables.put(lower(placement.table()),
-            new MappedTable(entity, keyed ? List.of(lower(placement.keyColumn())) : List.of()));
+        tables.put(lower(placement.table()), new MappedTable(entity,
+            keyed ? List.of(lower(placement.keyColumn())) : List.of(),
+            keyed ? parentLink(metadata, sharding, placement.entityName(), byEntityName) : null));
         sharded.put(entity, sharding.byEntityName(placement.entityName()));
       }
     }
@@ -75,6 +76,41 @@ final class MetadataQueryModel implements QueryModel, TableModel {
         }
       }
     }
+  }
+
+  /**
+   * The foreign key of the first hop of the entity's {@code @CoLocated(via)} path, as mapped: a
+   * to-one association with one column, referring to one column of its target. Null otherwise.
+   */
+  private static ParentLink parentLink(Metadata metadata, ShardingModel sharding, String entityName,
+      Map<String, MappedEntity> byEntityName) {
+    io.shardwise.hibernate.internal.KeyPath path = sharding.keyPath(entityName);
+    PersistentClass child = metadata.getEntityBinding(entityName);
+    if (path == null || path.hops().isEmpty() || child == null) {
+      return null;
+    }
+    org.hibernate.mapping.Value hop;
+    try {
+      hop = child.getProperty(path.hops().get(0)).getValue();
+    } catch (org.hibernate.MappingException notMapped) {
+      return null;
+    }
+    if (!(hop instanceof org.hibernate.mapping.ToOne toOne) || hop.getColumns().size() != 1) {
+      return null;
+    }
+    PersistentClass parent = metadata.getEntityBinding(toOne.getReferencedEntityName());
+    MappedEntity parentEntity = parent == null ? null : byEntityName.get(parent.getEntityName());
+    if (parentEntity == null) {
+      return null;
+    }
+    List<org.hibernate.mapping.Column> referenced = toOne.getReferencedPropertyName() == null
+        ? parent.getIdentifier().getColumns()
+        : parent.getReferencedProperty(toOne.getReferencedPropertyName()).getValue().getColumns();
+    if (referenced.size() != 1) {
+      return null;
+    }
+    return new ParentLink(List.of(lower(hop.getColumns().get(0).getName())), parentEntity,
+        List.of(lower(referenced.get(0).getName())));
   }
 
   @Override

@@ -325,31 +325,82 @@ public final class QueryGuard {
   }
 
   /**
-   * Checks every value a native statement pins a key column to against the session's shard, as
+   * Checks every value a native select pins a key column to against the session's shard, as
    * {@link CheckedKeyParameter} does for HQL, before the statement is sent. The statement is the
    * one Hibernate sends, with a JDBC placeholder for each occurrence of a parameter.
    */
   void checkNativeValues(List<NativeSqlRule.KeyPin> pins, List<org.hibernate.query.sql.spi.ParameterOccurrence> occurrences,
       org.hibernate.query.spi.QueryParameterBindings bindings,
       org.hibernate.engine.spi.SharedSessionContractImplementor session) {
+    checkPinnedValues(pins, pin -> {
+      org.hibernate.query.spi.QueryParameterBinding<?> binding = pin.parameterName() != null
+          ? bindings.getBinding(pin.parameterName())
+          : pin.position() == null ? null : placeholderBinding(pin.position(), occurrences, bindings, session);
+      if (binding == null || !binding.isBound()) {
+        return null;
+      }
+      return binding.isMultiValued() ? binding.getBindValues() : binding.getBindValue();
+    }, session);
+  }
+
+  /**
+   * The binding behind the n-th JDBC placeholder of a native select as Hibernate sends it: a list
+   * parameter stands for as many placeholders as Hibernate expands it to (its values, padded when
+   * IN-list padding is on), every other occurrence for one.
+   */
+  private static org.hibernate.query.spi.QueryParameterBinding<?> placeholderBinding(int position,
+      List<org.hibernate.query.sql.spi.ParameterOccurrence> occurrences,
+      org.hibernate.query.spi.QueryParameterBindings bindings,
+      org.hibernate.engine.spi.SharedSessionContractImplementor session) {
+    org.hibernate.engine.spi.SessionFactoryImplementor factory = session.getFactory();
+    int last = 0;
+    for (org.hibernate.query.sql.spi.ParameterOccurrence occurrence : occurrences) {
+      org.hibernate.query.spi.QueryParameterBinding<?> binding = bindings.getBinding(occurrence.parameter());
+      last += binding != null && binding.isMultiValued()
+          ? org.hibernate.query.sql.internal.NativeQueryImpl.determineBindValueMaxCount(
+              factory.getSessionFactoryOptions().inClauseParameterPaddingEnabled(),
+              factory.getJdbcServices().getDialect().getInExpressionCountLimit(), binding.getBindValues().size())
+          : 1;
+      if (position <= last) {
+        return position >= 1 ? binding : null;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Checks every value a native UPDATE, DELETE or INSERT pins or writes a key column to against
+   * the session's shard (binding a session of no shard to their shard), before it is prepared.
+   * {@code sql} is the statement as sent, one JDBC placeholder per bound value, each placeholder's
+   * value at the same index of {@code binders}.
+   */
+  void checkNativeMutationValues(String sql, List<org.hibernate.sql.exec.spi.JdbcParameterBinder> binders,
+      org.hibernate.sql.exec.spi.JdbcParameterBindings bindings,
+      org.hibernate.engine.spi.SharedSessionContractImplementor session) {
+    List<NativeSqlRule.KeyPin> pins = nativeVerdict(sql).pins();
+    if (pins.isEmpty()) {
+      return;
+    }
+    checkPinnedValues(pins, pin -> {
+      if (pin.position() == null || pin.position() < 1 || pin.position() > binders.size()
+          || !(binders.get(pin.position() - 1) instanceof org.hibernate.sql.ast.tree.expression.JdbcParameter placeholder)) {
+        return null;
+      }
+      org.hibernate.sql.exec.spi.JdbcParameterBinding binding = bindings.getBinding(placeholder);
+      return binding == null ? null : binding.getBindValue();
+    }, session);
+  }
+
+  /** {@code boundValue} gives the value bound to a parameter pin, or null when it has none. */
+  private void checkPinnedValues(List<NativeSqlRule.KeyPin> pins,
+      java.util.function.Function<NativeSqlRule.KeyPin, Object> boundValue,
+      org.hibernate.engine.spi.SharedSessionContractImplementor session) {
     for (NativeSqlRule.KeyPin pin : pins) {
       ShardedEntity entity = tables.shardedOf(pin.table().entity());
       if (entity == null) {
         continue;
       }
-      Object value;
-      if (pin.literal() != null) {
-        value = literalKey(pin.literal(), entity);
-      } else {
-        org.hibernate.query.spi.QueryParameterBinding<?> binding = pin.parameterName() != null
-            ? bindings.getBinding(pin.parameterName())
-            : pin.position() != null && pin.position() >= 1 && pin.position() <= occurrences.size()
-                ? bindings.getBinding(occurrences.get(pin.position() - 1).parameter()) : null;
-        if (binding == null || !binding.isBound()) {
-          continue;
-        }
-        value = binding.isMultiValued() ? binding.getBindValues() : binding.getBindValue();
-      }
+      Object value = pin.literal() != null ? literalKey(pin.literal(), entity) : boundValue.apply(pin);
       ShardKeyValues.KeyPins single = new ShardKeyValues.KeyPins();
       single.add(entity);
       keyValues.requireQueryValue(single, entity, value, session);

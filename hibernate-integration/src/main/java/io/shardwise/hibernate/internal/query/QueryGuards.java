@@ -22,7 +22,8 @@ public final class QueryGuards {
   public static void install(GuardedHqlTranslator translator, Metadata metadata, ShardingModel model,
       ShardKeyValues keyValues, org.hibernate.dialect.Dialect dialect, String unitName,
       io.shardwise.hibernate.metrics.ShardwiseMetrics metrics,
-      org.hibernate.engine.query.spi.NativeQueryInterpreter nativeInterpreter) {
+      org.hibernate.engine.query.spi.NativeQueryInterpreter nativeInterpreter,
+      org.hibernate.engine.jdbc.spi.JdbcServices jdbcServices) {
     if (translator == null) {
       throw new ShardingConfigurationException("Persistence unit '" + unitName + "' uses Shardwise but its"
           + " HQL translator is not Shardwise's guard, so queries without a shard key would run on one shard"
@@ -45,6 +46,14 @@ public final class QueryGuards {
           + " io.shardwise.hibernate.spi.QueryGuardContributor (found through META-INF/services) contribute it");
     }
     guarded.arm(guard);
+    if (!(jdbcServices instanceof GuardedJdbcServices guardedJdbc)) {
+      throw new ShardingConfigurationException("Persistence unit '" + unitName + "' uses Shardwise but its JDBC"
+          + " services are " + (jdbcServices == null ? "missing" : jdbcServices.getClass().getName()) + ", not"
+          + " Shardwise's, so a native UPDATE, DELETE or INSERT whose key belongs to another shard would run on"
+          + " the session's shard unnoticed: let io.shardwise.hibernate.spi.QueryGuardContributor (found through"
+          + " META-INF/services) contribute them, and contribute no other JdbcServices");
+    }
+    guardedJdbc.arm(guard);
   }
 
   /** The armed guard of a session factory, or null when it has none (not sharded, or not started). */
