@@ -2,6 +2,8 @@ package io.shardwise.processor;
 
 import io.shardwise.processor.EntityModel.Entity;
 import io.shardwise.processor.EntityModel.Member;
+import java.util.ArrayList;
+import java.util.List;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.TypeElement;
@@ -10,7 +12,9 @@ import javax.lang.model.element.TypeElement;
  * The path of {@code @CoLocated(with = Owner.class, via = "pet.owner")}: every hop is an attribute
  * of the entity before it, a {@code @ManyToOne} or {@code @OneToOne} to a sharded entity of the same
  * co-location group, and the last one leads to the entity {@code with} names. Each broken path gets
- * one error on the {@code via} value, naming the hop where it breaks.
+ * one error on its value, naming the hop where it breaks. A row with several possible parents names
+ * one path per parent ({@code via = {"client.realm", "clientScope.realm"}}); each is checked alone,
+ * and a path named twice is an error.
  *
  * <p>{@code @CoLocated(with = Owner.class, listedIn = "pets")} instead names the unidirectional
  * {@code @OneToMany} (no {@code mappedBy}) of {@code Owner} whose elements are this entity.
@@ -25,9 +29,10 @@ final class KeyPathChecks {
     this.reporter = reporter;
   }
 
-  /** The declared path, or null when the entity declares none. */
+  /** The declared paths separated by commas, as the routing metadata holds them; null when none is declared. */
   static String pathOf(Entity entity) {
-    return declared(entity, "via");
+    List<String> paths = entity.coLocated == null ? List.of() : Mirrors.strings(entity.coLocated, "via");
+    return paths.isEmpty() || paths.equals(List.of("")) ? null : String.join(",", paths);
   }
 
   /** The declared collection of the {@code with} entity that lists this one, or null. */
@@ -41,7 +46,7 @@ final class KeyPathChecks {
   }
 
   void check(Entity entity) {
-    String via = pathOf(entity);
+    String declaredPaths = pathOf(entity);
     TypeElement with = entity.coLocatedWith();
     Entity target = with == null ? null : model.entity(with);
     if (entity.reference || target == null || !target.sharded()) {
@@ -49,23 +54,50 @@ final class KeyPathChecks {
     }
     String listedIn = listedInOf(entity);
     if (listedIn != null) {
-      checkListedIn(entity, target, listedIn, via != null);
+      checkListedIn(entity, target, listedIn, declaredPaths != null);
       return;
     }
-    if (via == null) {
+    if (declaredPaths == null) {
       return;
     }
+    List<String> paths = List.of(declaredPaths.split(",", -1));
+    List<? extends AnnotationValue> values = pathValues(entity);
+    for (int i = 0; i < paths.size(); i++) {
+      AnnotationValue value = i < values.size() ? values.get(i) : Mirrors.value(entity.coLocated, "via");
+      if (paths.subList(0, i).contains(paths.get(i))) {
+        report(entity, paths, i, value, "it is named twice. Fix: name each parent's path once.");
+      } else {
+        checkPath(entity, target, paths, i, value);
+      }
+    }
+  }
+
+  /** The value of each declared path, so that an error points at the path it is about. */
+  private static List<? extends AnnotationValue> pathValues(Entity entity) {
+    AnnotationValue via = Mirrors.value(entity.coLocated, "via");
+    if (via != null && via.getValue() instanceof List<?> items) {
+      List<AnnotationValue> values = new ArrayList<>();
+      for (Object item : items) {
+        values.add((AnnotationValue) item);
+      }
+      return values;
+    }
+    return via == null ? List.of() : List.of(via);
+  }
+
+  private void checkPath(Entity entity, Entity target, List<String> paths, int index, AnnotationValue value) {
+    String via = paths.get(index);
     Entity current = entity;
     for (String hop : via.split("\\.", -1)) {
       String problem = problemOf(entity, current, hop);
       if (problem != null) {
-        report(entity, via, "hop '" + hop + "' " + problem);
+        report(entity, paths, index, value, "hop '" + hop + "' " + problem);
         return;
       }
       current = current.associationTarget(current.member(hop));
     }
     if (current != target) {
-      report(entity, via, "the path ends at " + current.simpleName() + ", not at "
+      report(entity, paths, index, value, "the path ends at " + current.simpleName() + ", not at "
           + target.simpleName() + " (named by with). Fix: end the path at " + target.simpleName()
           + ", or name " + current.simpleName() + " in with.");
     }
@@ -124,9 +156,11 @@ final class KeyPathChecks {
     return null;
   }
 
-  private void report(Entity entity, String via, String problem) {
-    AnnotationValue value = Mirrors.value(entity.coLocated, "via");
+  private void report(Entity entity, List<String> paths, int index, AnnotationValue value, String problem) {
+    String declared = paths.size() == 1 ? "via = \"" + paths.get(0) + "\"), but "
+        : "via = {\"" + String.join("\", \"", paths) + "\"}), but in path \"" + paths.get(index) + "\": ";
     reporter.error(Tag.KeyPath, entity.type, entity.coLocated, value,
-        entity.simpleName() + " is @CoLocated(via = \"" + via + "\"), but " + problem);
+        entity.simpleName() + " is @CoLocated(" + declared + problem);
   }
+
 }

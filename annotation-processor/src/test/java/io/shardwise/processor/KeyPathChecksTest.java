@@ -146,4 +146,51 @@ class KeyPathChecksTest {
     c.assertError(Tag.AssociationAcrossShards, "app/Shipment.java", "Customer buyer");
     c.assertErrorCount(2);
   }
+
+  // --- several paths: a row with two possible parents (a mapper of a client or of a client scope) ---
+
+  /** Compiles Shipment with {@code via = {first,\n second}}, each path on its own line. */
+  private static Compilation compilePaths(String first, String second, String members) {
+    return Fixtures.model()
+        .source("app/Shipment.java", child("Shipment", "with = Merchant.class,\n    via = {\"" + first + "\",\n        \""
+            + second + "\"}", members))
+        .compileWith(new ShardwiseProcessor());
+  }
+
+  @Test
+  void twoPathsToTheRootCompileAndReachTheRuntimeInTheirOrder() throws IOException {
+    Compilation c = compilePaths("item.order.merchant", "order.merchant",
+        "@ManyToOne OrderItem item;\n  @ManyToOne PurchaseOrder order;");
+    c.assertClean();
+    assertEquals("item.order.merchant,order.merchant", routingOf(c).getProperty("entity.app.Shipment.keyPath"));
+  }
+
+  @Test
+  void aBrokenSecondPathIsReportedOnItsOwnLine() {
+    Compilation c = compilePaths("order.merchant", "item.parcel.merchant",
+        "@ManyToOne OrderItem item;\n  @ManyToOne PurchaseOrder order;");
+    String message = c.assertError(Tag.KeyPath, "app/Shipment.java", "\"item.parcel.merchant\"}");
+    assertTrue(message.contains("Shipment is @CoLocated(via = {\"order.merchant\", \"item.parcel.merchant\"}), but in"
+        + " path \"item.parcel.merchant\": hop 'parcel' is not an attribute of OrderItem"), message);
+    c.assertErrorCount(1);
+  }
+
+  @Test
+  void aSecondPathIntoAnotherGroupIsRefused() {
+    Compilation c = compilePaths("order.merchant", "buyer",
+        "@ManyToOne PurchaseOrder order;\n  @ManyToOne Customer buyer;");
+    String message = c.assertError(Tag.KeyPath, "app/Shipment.java", "\"buyer\"}");
+    assertTrue(message.contains("in path \"buyer\": hop 'buyer' (Shipment.buyer) leads to Customer, which is not in"
+        + " the co-location group of Merchant"), message);
+    c.assertError(Tag.AssociationAcrossShards, "app/Shipment.java", "Customer buyer");
+    c.assertErrorCount(2);
+  }
+
+  @Test
+  void aPathNamedTwiceIsRefused() {
+    Compilation c = compilePaths("order.merchant", "order.merchant", "@ManyToOne PurchaseOrder order;");
+    String message = c.assertError(Tag.KeyPath, "app/Shipment.java", "\"order.merchant\"}");
+    assertTrue(message.contains("in path \"order.merchant\": it is named twice"), message);
+    c.assertErrorCount(1);
+  }
 }

@@ -5,14 +5,16 @@ import io.shardwise.annotations.ScatterGather;
 import io.shardwise.annotations.ShardKey;
 import jakarta.persistence.*;
 
-/** Belongs to a client or to a client scope: no single via path, the application sets the key. */
+/** Belongs to a client or to a client scope: one via path per parent, the first that is set gives the key. */
 @Entity
 @Table(name = "PROTOCOL_MAPPER")
-@CoLocated(with = RealmEntity.class)
+@CoLocated(with = RealmEntity.class, via = {"client.realm", "clientScope.realm"})
 @ScatterGather(queries = {"getMapperCountByProtocol", "nativeMapperCountPerProtocol"})
 @NamedQueries({
     @NamedQuery(name = "getMappersOfClient", query = "select pm from ProtocolMapperEntity pm where pm.client = :client"), // lacks
     @NamedQuery(name = "getMappersOfClientInRealm", query = "select pm from ProtocolMapperEntity pm where pm.client = :client and pm.realmId = :realmId"), // pins
+    @NamedQuery(name = "getMappersOfClientsOrScopesOfRealm", query = "select pm from ProtocolMapperEntity pm where pm.client.realmId = :realmId or pm.clientScope.realm.id = :realmId"), // pins
+    @NamedQuery(name = "getMappersOfClientsOfRealmOrNamed", query = "select pm from ProtocolMapperEntity pm where pm.client.realmId = :realmId or pm.name = :name"), // lacks
     @NamedQuery(name = "getMappersOfScopeByName", query = "select pm from ProtocolMapperEntity pm where pm.clientScope.realm = :realm and pm.clientScope.name = :name"), // pins
     @NamedQuery(name = "deleteClientMappersByRealm", query = "delete from ProtocolMapperEntity pm where pm.client IN (select c from ClientEntity c where c.realmId = :realmId)"), // pins
     @NamedQuery(name = "deleteScopeMappersByRealm", query = "delete from ProtocolMapperEntity pm where pm.clientScope in (select s from ClientScopeEntity s where s.realm.id = :realmId)"), // pins

@@ -36,6 +36,19 @@ import java.lang.annotation.Target;
  *   @ManyToOne Pet pet;
  * }
  * }</pre>
+ *
+ * <p>A row with two possible parents names a path to each; the first that is set gives the key and
+ * any other that is set must agree:
+ *
+ * <pre>{@code
+ * @Entity @CoLocated(with = Realm.class, via = {"client.realm", "clientScope.realm"})
+ * class ProtocolMapper {
+ *   @Id Long id;
+ *   @ShardKey Long realmId;
+ *   @ManyToOne Client client;          // one of the two is set
+ *   @ManyToOne ClientScope clientScope;
+ * }
+ * }</pre>
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
@@ -51,8 +64,13 @@ public @interface CoLocated {
    * default) when the application sets the key itself. With a path, a null {@code @ShardKey} is
    * filled from the end entity's key on {@code persist}, {@code merge} and at flush, and a key that
    * disagrees with it is refused before any SQL.
+   *
+   * <p>A row that belongs to one of several parents names one path per parent, in order:
+   * {@code via = {"client.realm", "clientScope.realm"}}. The first path whose hops are all set gives
+   * the key; every other path that is set must lead to the same key, else the row is refused; when
+   * none is set and the key is null, the row is refused too.
    */
-  String via() default "";
+  String[] via() default {};
 
   /**
    * The collection of the entity named in {@link #with()} that holds this entity, when that is a

@@ -44,7 +44,7 @@ class ShardingModelTest {
         Shardwise.configure().credentials("postgres", null)
             .shard("s0", pg.shard(0).primary().jdbcUrl())
             .entities(BadKeyPaths.Farm.class, BadKeyPaths.Barn.class, BadKeyPaths.Cow.class, BadKeyPaths.Hen.class,
-                BadKeyPaths.Goat.class, BadKeyPaths.Pig.class)
+                BadKeyPaths.Goat.class, BadKeyPaths.Pig.class, BadKeyPaths.Sheep.class)
             .buildSessionFactory().close());
 
     String m = e.getMessage();
@@ -55,7 +55,9 @@ class ShardingModelTest {
     assertContains(m, "[KeyPath] Goat is @CoLocated(via = \"barn\"), which ends at Barn, but with names Farm");
     assertContains(m, "[KeyPath] Pig is @CoLocated(listedIn = \"barns\"), but Farm.barns is not a @OneToMany of Pig"
         + " without mappedBy");
-    assertEquals(4, m.lines().filter(l -> l.startsWith("  - [")).count(), m);
+    assertContains(m, "[KeyPath] Sheep is @CoLocated(via = \"barn.roof\"), but hop 'roof' is not a persistent"
+        + " attribute of Barn");
+    assertEquals(5, m.lines().filter(l -> l.startsWith("  - [")).count(), m);
   }
 
   @Test

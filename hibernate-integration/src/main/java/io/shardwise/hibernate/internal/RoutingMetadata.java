@@ -25,7 +25,7 @@ import java.util.Set;
  * entity.‹class›.shardKeyIsId=true|false
  * entity.‹class›.keyType=long|int|short|String|UUID
  * entity.‹class›.coLocatedWith=‹class›   (only when @CoLocated)
- * entity.‹class›.keyPath=‹hop›.‹hop›      (only when @CoLocated(via = ...))
+ * entity.‹class›.keyPath=‹hop›.‹hop›[,‹hop›.‹hop›...]   (only when @CoLocated(via = ...); one per path, in order)
  * entity.‹class›.listedIn=‹collection›   (only when @CoLocated(listedIn = ...))
  * entity.‹class›.group=‹class at the root of the co-location group›
  * query.‹named query›.shardKeyParameter=‹parameter›
@@ -97,7 +97,7 @@ public final class RoutingMetadata {
     return entity(type, "coLocatedWith");
   }
 
-  /** The association path {@code @CoLocated(via)} declares, or null. */
+  /** The association paths {@code @CoLocated(via)} declares, separated by commas, or null. */
   public String keyPath(Class<?> type) {
     return entity(type, "keyPath");
   }

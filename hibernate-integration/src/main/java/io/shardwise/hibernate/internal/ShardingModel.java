@@ -36,7 +36,7 @@ public final class ShardingModel {
   private final RoutingMetadata routing;
   private final List<TablePlacement> tables;
   private final List<String> tablesWithoutShardKey;
-  private final Map<String, KeyPath> keyPaths;
+  private final Map<String, List<KeyPath>> keyPaths;
 
   /**
    * Where the rows of one entity live in the database: its table, and for a sharded entity the
@@ -57,12 +57,12 @@ public final class ShardingModel {
 
   /** What one entity class declares, from generated metadata or from its annotations. */
   private record Declared(boolean reference, List<String> keyNames, String keyAttribute, Class<?> keyJavaType,
-      String keyTypeName, String coLocatedWith, String via, String listedIn, Origin origin) {
+      String keyTypeName, String coLocatedWith, List<String> via, String listedIn, Origin origin) {
   }
 
   private ShardingModel(Map<String, ShardedEntity> byEntityName, Map<String, String> entityOfTable,
       Map<String, Origin> origins, RoutingMetadata routing, List<TablePlacement> tables,
-      List<String> tablesWithoutShardKey, Map<String, KeyPath> keyPaths) {
+      List<String> tablesWithoutShardKey, Map<String, List<KeyPath>> keyPaths) {
     this.keyPaths = Map.copyOf(keyPaths);
     this.tables = List.copyOf(tables);
     this.tablesWithoutShardKey = List.copyOf(tablesWithoutShardKey);
@@ -90,9 +90,12 @@ public final class ShardingModel {
     return null;
   }
 
-  /** How a co-located entity reaches the entity whose key it holds ({@code @CoLocated(via)}), or null. */
-  public KeyPath keyPath(String entityName) {
-    return keyPaths.get(entityName);
+  /**
+   * How a co-located entity reaches the entity whose key it holds: its {@code @CoLocated(via)}
+   * paths in the declared order, or its one {@code listedIn} collection; empty when it declares none.
+   */
+  public List<KeyPath> keyPaths(String entityName) {
+    return keyPaths.getOrDefault(entityName, List.of());
   }
 
   /** The simple name of the entity mapped to a table (lower-case, without schema), or null. */
@@ -202,7 +205,7 @@ public final class ShardingModel {
       }
       if (coLocated != null) {
         coLocatedWith.put(pc.getEntityName(), coLocated);
-        boolean via = declared.via() != null && !declared.via().isEmpty();
+        boolean via = !declared.via().isEmpty();
         boolean listed = declared.listedIn() != null && !declared.listedIn().isEmpty();
         if (via && listed) {
           problems.add("[KeyPath] " + name + " is @CoLocated with both via and listedIn: keep the one that"
@@ -255,16 +258,23 @@ public final class ShardingModel {
           entity.keyAttribute(), entity.keyIsIdentifier(), entity.keyType(), root));
     }
 
-    Map<String, KeyPath> keyPaths = new HashMap<>();
+    Map<String, List<KeyPath>> keyPaths = new HashMap<>();
     withPaths.forEach((entityName, declared) -> {
       String with = entityNameOfClass.get(coLocatedWith.get(entityName));
       PersistentClass start = bindings.get(entityName);
-      KeyPath path = with == null ? null
-          : declared.via() != null && !declared.via().isEmpty()
-              ? KeyPath.resolve(start, declared.via(), with, bindings, problems)
-              : KeyPath.listedIn(start, declared.listedIn(), bindings.get(with), problems);
-      if (path != null) {
-        keyPaths.put(entityName, path);
+      if (with == null) {
+        return;
+      }
+      List<KeyPath> paths = new ArrayList<>();
+      if (declared.via().isEmpty()) {
+        paths.add(KeyPath.listedIn(start, declared.listedIn(), bindings.get(with), problems));
+      } else {
+        for (String via : declared.via()) {
+          paths.add(KeyPath.resolve(start, via, with, bindings, problems));
+        }
+      }
+      if (!paths.contains(null)) {
+        keyPaths.put(entityName, List.copyOf(paths));
       }
     });
 
@@ -368,7 +378,7 @@ public final class ShardingModel {
     CoLocated coLocated = type.getAnnotation(CoLocated.class);
     return new Declared(type.isAnnotationPresent(ReferenceTable.class), keys, key == null ? null : attributeName(key),
         keyJavaType, keyJavaType == null ? null : keyJavaType.getName(),
-        coLocated == null ? null : coLocated.with().getName(), coLocated == null ? null : coLocated.via(),
+        coLocated == null ? null : coLocated.with().getName(), coLocated == null ? List.of() : viaPaths(coLocated.via()),
         coLocated == null ? null : coLocated.listedIn(), Origin.REFLECTION);
   }
 
@@ -377,7 +387,13 @@ public final class ShardingModel {
     String keyTypeName = routing.keyType(type);
     return new Declared(routing.reference(type), key == null ? List.of() : List.of(key), key,
         keyTypeName == null ? null : KEY_TYPES.get(keyTypeName), keyTypeName, routing.coLocatedWith(type),
-        routing.keyPath(type), routing.listedIn(type), Origin.METADATA);
+        viaPaths(routing.keyPath(type) == null ? new String[0] : routing.keyPath(type).split(",")),
+        routing.listedIn(type), Origin.METADATA);
+  }
+
+  /** The declared paths, in order; none for {@code via = ""}, as a single String element used to say it. */
+  private static List<String> viaPaths(String[] declared) {
+    return declared.length == 1 && declared[0].isEmpty() ? List.of() : List.of(declared);
   }
 
   /** The key type names the processor writes, as the Java types the runtime hashes. */

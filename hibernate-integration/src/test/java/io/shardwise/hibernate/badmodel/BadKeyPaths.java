@@ -57,4 +57,14 @@ public final class BadKeyPaths {
     @ShardKey Long farmId;
     @ManyToOne Barn barn;
   }
+
+  /** A valid first path and a broken second one: the second is reported on its own. */
+  @Entity(name = "Sheep")
+  @CoLocated(with = Farm.class, via = {"farm", "barn.roof"})
+  public static class Sheep {
+    @Id Long id;
+    @ShardKey Long farmId;
+    @ManyToOne Farm farm;
+    @ManyToOne Barn barn;
+  }
 }

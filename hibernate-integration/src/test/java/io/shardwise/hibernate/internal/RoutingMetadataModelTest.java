@@ -8,6 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.shardwise.annotations.ShardKey;
 import io.shardwise.hibernate.ShardingConfigurationException;
+import io.shardwise.hibernate.keypathalternatives.Client;
+import io.shardwise.hibernate.keypathalternatives.ClientScope;
+import io.shardwise.hibernate.keypathalternatives.ProtocolMapper;
+import io.shardwise.hibernate.keypathalternatives.Realm;
 import io.shardwise.hibernate.routing.ShardKeyType;
 import io.shardwise.hibernate.shop.Country;
 import io.shardwise.hibernate.shop.Merchant;
@@ -53,6 +57,7 @@ class RoutingMetadataModelTest {
     registry = new StandardServiceRegistryBuilder()
         .applySetting("hibernate.dialect", "org.hibernate.dialect.PostgreSQLDialect")
         .applySetting("hibernate.boot.allow_jdbc_metadata_access", "false")
+        .applySetting("shardwise.snowflake.worker_id", "1") // the realm entities' ids are @SnowflakeId
         .build();
     MetadataSources sources = new MetadataSources(registry);
     for (Class<?> entity : entities) {
@@ -142,5 +147,34 @@ class RoutingMetadataModelTest {
     ShardingConfigurationException noKey = assertThrows(ShardingConfigurationException.class, () ->
         ShardingModel.build(mapping, "stale", new RoutingMetadata(Map.of(type + "kind", "sharded"))));
     assertTrue(noKey.getMessage().contains("[ShardKeyMissing] Relabeled has no @ShardKey"), noKey.getMessage());
+  }
+
+  @Test
+  void severalViaPathsReadFromMetadataEqualTheAnnotationsInTheirOrder() {
+    Metadata mapping = metadata(Realm.class, Client.class, ClientScope.class, ProtocolMapper.class);
+    Map<String, String> m = new HashMap<>();
+    for (Class<?> type : List.of(Realm.class, Client.class, ClientScope.class, ProtocolMapper.class)) {
+      String prefix = "entity." + type.getName() + ".";
+      boolean root = type == Realm.class;
+      m.put(prefix + "kind", "sharded");
+      m.put(prefix + "shardKey", root ? "id" : "realmId");
+      m.put(prefix + "shardKeyIsId", String.valueOf(root));
+      m.put(prefix + "keyType", "long");
+      m.put(prefix + "group", Realm.class.getName());
+      if (!root) {
+        m.put(prefix + "coLocatedWith", Realm.class.getName());
+        m.put(prefix + "keyPath", type == ProtocolMapper.class ? "client.realm,clientScope.realm" : "realm");
+      }
+    }
+    ShardingModel fromMetadata = ShardingModel.build(mapping, "realms", new RoutingMetadata(m));
+    ShardingModel byReflection = ShardingModel.build(mapping, "realms", RoutingMetadata.empty());
+
+    String mapper = ProtocolMapper.class.getName();
+    assertEquals(ShardingModel.Origin.METADATA, fromMetadata.origin(mapper));
+    List<KeyPath> paths = fromMetadata.keyPaths(mapper);
+    assertEquals(List.of("client.realm", "clientScope.realm"), paths.stream().map(KeyPath::path).toList());
+    assertEquals(List.of(Client.class.getName(), Realm.class.getName()), paths.get(0).hopEntities());
+    assertEquals(paths, byReflection.keyPaths(mapper));
+    assertEquals(List.of(), fromMetadata.keyPaths(Realm.class.getName()), "the root declares no path");
   }
 }
