@@ -202,7 +202,10 @@ final class EntityModel implements QueryModel, TableModel {
      * {@code mappedBy}, a parent without a single id column).
      */
     ParentLink parentLink() {
-      String via = coLocated == null ? null : Mirrors.string(coLocated, "via");
+      // a row with several possible parents follows none of them: which one holds it is per row
+      List<String> paths = coLocated == null ? List.of()
+          : Mirrors.strings(coLocated, "via").stream().filter(path -> !path.isBlank()).toList();
+      String via = paths.size() == 1 ? paths.get(0) : null;
       Member hop = via == null || via.isBlank() ? null : member(via.split("\\.", -1)[0].trim());
       AnnotationMirror association = hop == null ? null : associationAnnotation(hop);
       if (association == null

@@ -79,12 +79,14 @@ final class MetadataQueryModel implements QueryModel, TableModel {
   }
 
   /**
-   * The foreign key of the first hop of the entity's {@code @CoLocated(via)} path, as mapped: a
+   * The foreign key of the first hop of the entity's only {@code @CoLocated(via)} path, as mapped: a
    * to-one association with one column, referring to one column of its target. Null otherwise.
    */
   private static ParentLink parentLink(Metadata metadata, ShardingModel sharding, String entityName,
       Map<String, MappedEntity> byEntityName) {
-    io.shardwise.hibernate.internal.KeyPath path = sharding.keyPath(entityName);
+    // a row with several possible parents follows none of them: which one holds it is per row
+    List<io.shardwise.hibernate.internal.KeyPath> paths = sharding.keyPaths(entityName);
+    io.shardwise.hibernate.internal.KeyPath path = paths.size() == 1 ? paths.get(0) : null;
     PersistentClass child = metadata.getEntityBinding(entityName);
     if (path == null || path.hops().isEmpty() || child == null) {
       return null;
