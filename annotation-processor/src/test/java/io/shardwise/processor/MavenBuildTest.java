@@ -22,9 +22,8 @@ import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Real Maven builds of small applications under src/test/resources: one module whose build fails
@@ -58,12 +57,26 @@ class MavenBuildTest {
    * build passes; a new file with an unpinned query fails the build when it is the only file
    * compiled (maven-compiler-plugin without incremental mode compiles only stale sources, against
    * app's earlier output and domain's jar) and in the default incremental mode (which recompiles
-   * the changed module).
+   * the changed module). The processor path holds hibernate-processor beside Shardwise's, as an
+   * application's does.
    */
-  @ParameterizedTest(name = "with hibernate-processor: {0}")
-  @ValueSource(booleans = {false, true})
-  void aMultiModuleBuildChecksEveryBuildOfTheQueryModuleAgainstTheEntityModule(boolean withHibernate)
-      throws Exception {
+  @Test
+  void aMultiModuleBuildChecksEveryBuildOfTheQueryModuleAgainstTheEntityModule() throws Exception {
+    multiModuleBuildChecksTheQueryModule(true);
+  }
+
+  /**
+   * The same three builds with Shardwise's processor alone on the processor path (-Plong: in the
+   * default build {@link #mvnCompileFailsOnAQueryWithoutTheShardKey} runs it alone, and the
+   * multi-module builds run it beside hibernate-processor, as applications do).
+   */
+  @Test
+  @Tag("long")
+  void aMultiModuleBuildWithOnlyShardwisesProcessorChecksEveryBuildOfTheQueryModule() throws Exception {
+    multiModuleBuildChecksTheQueryModule(false);
+  }
+
+  private void multiModuleBuildChecksTheQueryModule(boolean withHibernate) throws Exception {
     Path project = copyFixture("fixture-multimodule");
     Build clean = maven(project, withHibernate, "package");
     assertEquals(0, clean.exit, clean.output);

@@ -102,10 +102,14 @@ class NoOrphansTest {
     child.destroyForcibly();
     child.toHandle().onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
     assertTrue(orphans.stream().allMatch(ProcessHandle::isAlive), "without hook and watchdog the servers live on");
+    List<Path> childTemplates = directories("template-");
+    assertEquals(1, childTemplates.size(), "the child's initdb template is left too");
 
     try (PostgresTopology next = PostgresTopology.builder().workDirectory(workDir).start()) {
       assertTrue(orphans.stream().noneMatch(ProcessHandle::isAlive), "the next start swept them");
       assertEquals(1, runDirectories().size(), "only the new run is left");
+      assertFalse(Files.exists(childTemplates.get(0)), "the next start swept the child's template");
+      assertEquals(1, directories("template-").size(), "only this JVM's template is left");
     }
   }
 
@@ -151,8 +155,12 @@ class NoOrphansTest {
   }
 
   private List<Path> runDirectories() throws IOException {
-    try (Stream<Path> runs = Files.list(workDir)) {
-      return runs.filter(d -> d.getFileName().toString().startsWith("run-")).toList();
+    return directories("run-");
+  }
+
+  private List<Path> directories(String prefix) throws IOException {
+    try (Stream<Path> entries = Files.list(workDir)) {
+      return entries.filter(d -> d.getFileName().toString().startsWith(prefix)).toList();
     }
   }
 

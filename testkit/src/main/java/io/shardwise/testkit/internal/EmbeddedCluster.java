@@ -17,9 +17,10 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
- * The embedded backend: PostgreSQL processes on loopback, one initdb per topology, and a cold copy
- * of that template for every instance (a replica is a copy plus {@code standby.signal} and
- * {@code primary_conninfo}, so it streams from its primary from the template's checkpoint on).
+ * The embedded backend: PostgreSQL processes on loopback, a cold copy of the JVM's one initdb
+ * ({@link DataDirectoryTemplate}) for every instance, with the topology's settings appended to each
+ * copy (a replica is a copy plus {@code standby.signal} and {@code primary_conninfo}, so it streams
+ * from its primary from the template's checkpoint on).
  *
  * <p>Nothing outlives the run: {@link #close()} stops every server (also from a shutdown hook); a
  * watchdog process kills them if the JVM dies without hooks; and the next start sweeps runs whose
@@ -30,6 +31,7 @@ public final class EmbeddedCluster implements Cluster {
 
   private final ServerUser serverUser;
   private final PostgresBinaries binaries;
+  private final Path workDir;
   private final Path runDir;
   private final List<List<PostgresNode>> shards = new ArrayList<>();
   private final List<EmbeddedNode> nodes = new ArrayList<>();
@@ -38,9 +40,10 @@ public final class EmbeddedCluster implements Cluster {
   private volatile boolean starting = true;
   private volatile boolean closed;
 
-  private EmbeddedCluster(ServerUser serverUser, PostgresBinaries binaries, Path runDir) {
+  private EmbeddedCluster(ServerUser serverUser, PostgresBinaries binaries, Path workDir, Path runDir) {
     this.serverUser = serverUser;
     this.binaries = binaries;
+    this.workDir = workDir;
     this.runDir = runDir;
   }
 
@@ -87,7 +90,7 @@ public final class EmbeddedCluster implements Cluster {
       throw new PostgresStartException("Could not prepare the testkit work directory " + workDir + ": " + e.getMessage(), e);
     }
     user.requireAccess(runDir);
-    EmbeddedCluster cluster = new EmbeddedCluster(user, binaries, runDir);
+    EmbeddedCluster cluster = new EmbeddedCluster(user, binaries, workDir, runDir);
     try {
       cluster.startWatchdog();
       cluster.registerShutdownHook();
@@ -101,8 +104,7 @@ public final class EmbeddedCluster implements Cluster {
   }
 
   private void build(TopologySpec spec) {
-    Path template = runDir.resolve("template");
-    initdb(template, spec.effectiveSettings());
+    Path template = DataDirectoryTemplate.of(workDir, binaries, serverUser);
 
     List<EmbeddedNode> primaries = new ArrayList<>();
     List<EmbeddedNode> replicas = new ArrayList<>();
@@ -122,6 +124,10 @@ public final class EmbeddedCluster implements Cluster {
       shards.add(List.copyOf(shard));
     }
     copyTemplate(template, copies);
+    String conf = settingsLines(spec.effectiveSettings());
+    for (Path copy : copies) {
+      appendConf(copy, conf);
+    }
     inParallel(primaries, EmbeddedNode::start);
     for (EmbeddedNode replica : replicas) {
       EmbeddedNode primary = (EmbeddedNode) shards.get(replica.shardIndex()).get(0);
@@ -138,15 +144,18 @@ public final class EmbeddedCluster implements Cluster {
     return node;
   }
 
-  private void initdb(Path template, Map<String, String> settings) {
-    serverUser.runChecked(List.of(binaries.bin("initdb").toString(), "-D", template.toString(), "-U", "postgres",
-        "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"), runDir, 120);
+  private static String settingsLines(Map<String, String> settings) {
     StringBuilder conf = new StringBuilder("\n# --- shardwise testkit ---\n");
     settings.forEach((k, v) -> conf.append(k).append(" = ").append(v).append('\n'));
+    return conf.toString();
+  }
+
+  private static void appendConf(Path dataDir, String lines) {
+    Path conf = dataDir.resolve("postgresql.conf");
     try {
-      Files.writeString(template.resolve("postgresql.conf"), conf, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+      Files.writeString(conf, lines, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
     } catch (IOException e) {
-      throw new PostgresStartException("Could not write " + template.resolve("postgresql.conf") + ": " + e.getMessage(), e);
+      throw new PostgresStartException("Could not write " + conf + ": " + e.getMessage(), e);
     }
   }
 

@@ -29,13 +29,14 @@ final class StaleRuns {
     Files.writeString(runDir.resolve(OWNER_FILE), self.pid() + " " + started + "\n", StandardCharsets.UTF_8);
   }
 
-  /** Kills and removes every run under {@code workDir} whose owning JVM no longer runs. */
+  /** Kills and removes every run (and {@link DataDirectoryTemplate}) under {@code workDir} whose owning JVM no longer runs. */
   static int sweep(Path workDir) {
     if (!Files.isDirectory(workDir)) {
       return 0;
     }
     int swept = 0;
-    try (DirectoryStream<Path> runs = Files.newDirectoryStream(workDir, "run-*")) {
+    try (DirectoryStream<Path> runs = Files.newDirectoryStream(workDir, "{run-,"
+        + DataDirectoryTemplate.PREFIX + "}*")) {
       for (Path run : runs) {
         if (!ownerAlive(run)) {
           int killed = killServers(run);
