@@ -47,6 +47,14 @@ import org.hibernate.SessionFactory;
  *       lookup cost more as shards are added?</li>
  * </ul>
  *
+ * <p>With {@code parts=true} it measures instead what a scalar part costs against its bare query
+ * (issue 31 item 1): a parameterized {@code count ... where a.status = :status} and a top-20
+ * projection ({@code select a.id, a.balanceCents ... order by a.id desc}, limit 20), each as a bare
+ * prepared statement shard by shard, through {@code shards.scatter()} (a plain statement per shard),
+ * and through a second session factory on the same shards whose do-nothing statement inspector
+ * makes every part a Hibernate query (the path such parts took before); all six alternate in the
+ * same rounds. Its report goes to its own section of the docs, and it draws no chart.
+ *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar io.shardwise.benchmarks.ScatterSweepWorkload shards=1,8,32,64,128
@@ -54,7 +62,7 @@ import org.hibernate.SessionFactory;
  *
  * Options as {@code key=value}: {@code shards=1,8,32,64,128}, {@code rows=20000}, {@code rounds=5},
  * {@code ops=100}, {@code warmup=100}, {@code docs=docs/benchmarks.md} ({@code none} to leave it
- * alone), {@code chart=docs/scatter-sweep.svg} ({@code none} for no chart).
+ * alone), {@code chart=docs/scatter-sweep.svg} ({@code none} for no chart), {@code parts=false}.
  */
 public final class ScatterSweepWorkload {
   static final String SECTION = "## Scatter-gather against the shard count";
@@ -62,6 +70,11 @@ public final class ScatterSweepWorkload {
   static final String END = "<!-- ScatterSweepWorkload:end -->";
   private static final String TAG = "[scatter-sweep] ";
   static final int TOP = 20;
+  static final String PARTS_SECTION = "## Scatter parts without a Hibernate query: client CPU per shard";
+  static final String PARTS_BEGIN = "<!-- ScatterSweepWorkload parts:begin (generated; rerun the workload to replace) -->";
+  static final String PARTS_END = "<!-- ScatterSweepWorkload parts:end -->";
+  static final String STATUS_COUNT_HQL = "select count(a) from ScatterAccount a where a.status = :status";
+  static final String TOP_PROJECTION_HQL = "select a.id, a.balanceCents from ScatterAccount a order by a.id desc";
 
   enum Variant {
     BARE_COUNT("bare `count(*)`, shard by shard (baseline)"),
@@ -69,12 +82,30 @@ public final class ScatterSweepWorkload {
     GROUP("`group by status`"),
     TOP_N("top-20 entities"),
     KEYSET("keyset page of 20"),
-    POINT("point lookup, one shard's keys");
+    POINT("point lookup, one shard's keys"),
+    BARE_STATUS_COUNT("bare `count(*) ... where status = ?`, shard by shard (baseline)", true),
+    STATUS_COUNT("`count ... where a.status = :s`: plain statement per shard", true),
+    STATUS_COUNT_HIBERNATE("`count ... where a.status = :s`: Hibernate query per shard", true),
+    BARE_TOP_PROJECTION("bare `select id, balance_cents ... order by id desc limit 20`, shard by shard (baseline)",
+        true),
+    TOP_PROJECTION("top-20 projection `a.id, a.balanceCents`: plain statement per shard", true),
+    TOP_PROJECTION_HIBERNATE("top-20 projection `a.id, a.balanceCents`: Hibernate query per shard", true);
 
     final String label;
+    /** Measured with {@code parts=true} (the scalar parts against their bare queries), not in the sweep. */
+    final boolean parts;
 
     Variant(String label) {
+      this(label, false);
+    }
+
+    Variant(String label, boolean parts) {
       this.label = label;
+      this.parts = parts;
+    }
+
+    static Variant[] of(Options options) {
+      return Arrays.stream(values()).filter(v -> v.parts == options.parts).toArray(Variant[]::new);
     }
   }
 
@@ -88,13 +119,17 @@ public final class ScatterSweepWorkload {
   record Sweep(int shards, Map<Variant, Result> results, int threads, int peakThreads) {}
 
   private final ShardedSessions shards;
+  /** The same shards through a factory with a statement inspector, under which every part is a Hibernate query. */
+  private final ShardedSessions throughHibernate;
   private final List<HikariDataSource> bare;
   private final long rows;
   private final long[] oneShardKeys;
   private final SplittableRandom random = new SplittableRandom(7);
 
-  private ScatterSweepWorkload(ShardedSessions shards, List<HikariDataSource> bare, long rows) {
+  private ScatterSweepWorkload(ShardedSessions shards, ShardedSessions throughHibernate, List<HikariDataSource> bare,
+      long rows) {
     this.shards = shards;
+    this.throughHibernate = throughHibernate;
     this.bare = bare;
     this.rows = rows;
     String first = shards.shardFor(1L);
@@ -121,11 +156,14 @@ public final class ScatterSweepWorkload {
     String report = report(options, sweeps, postgres, loadBefore, loadAfter);
     System.out.println();
     System.out.println(report);
-    if (options.chart != null) {
+    if (options.chart != null && !options.parts) {
       Files.writeString(options.chart, svg(sweeps), StandardCharsets.UTF_8);
       System.out.println(TAG + "chart written to " + options.chart);
     }
-    if (options.docs != null) {
+    if (options.docs != null && options.parts) {
+      Workloads.writeSection(options.docs, PARTS_SECTION, PARTS_BEGIN, PARTS_END, "", report);
+      System.out.println(TAG + "results written to " + options.docs);
+    } else if (options.docs != null) {
       Workloads.writeSection(options.docs, SECTION, BEGIN, END, "", report);
       System.out.println(TAG + "results written to " + options.docs);
     }
@@ -138,7 +176,13 @@ public final class ScatterSweepWorkload {
     for (PostgresShard shard : pg.shards()) {
       builder.shard("shard" + shard.index(), shard.primary().jdbcUrl());
     }
-    try (SessionFactory sessionFactory = builder.buildSessionFactory()) {
+    Shardwise.Builder inspected = Shardwise.configure().credentials("postgres", null).entities(ScatterAccount.class)
+        .property("hibernate.session_factory.statement_inspector", PassThrough.class.getName());
+    for (PostgresShard shard : pg.shards()) {
+      inspected.shard("shard" + shard.index(), shard.primary().jdbcUrl());
+    }
+    try (SessionFactory sessionFactory = builder.buildSessionFactory();
+        SessionFactory inspectedFactory = options.parts ? inspected.buildSessionFactory() : null) {
       ShardedSessions shards = ShardedSessions.of(sessionFactory);
       ScatterCostWorkload.load(shards, options.rows);
       for (PostgresShard shard : pg.shards()) {
@@ -150,9 +194,21 @@ public final class ScatterSweepWorkload {
         hc.setMaximumPoolSize(1);
         bare.add(new HikariDataSource(hc));
       }
-      return new ScatterSweepWorkload(shards, bare, options.rows).measure(options, pg.shards().size());
+      return new ScatterSweepWorkload(shards, inspectedFactory == null ? null : ShardedSessions.of(inspectedFactory),
+          bare, options.rows).measure(options, pg.shards().size());
     } finally {
       bare.forEach(HikariDataSource::close);
+    }
+  }
+
+  /**
+   * A statement inspector that changes nothing: a factory that has one runs every scatter part as a
+   * Hibernate query (the plain-statement path steps aside for inspectors), the "before" of {@code parts=true}.
+   */
+  public static final class PassThrough implements org.hibernate.resource.jdbc.spi.StatementInspector {
+    @Override
+    public String inspect(String sql) {
+      return sql;
     }
   }
 
@@ -193,12 +249,55 @@ public final class ScatterSweepWorkload {
             ScatterAccount.class).after(after).setMaxResults(TOP).getResultList();
         expect(page.size() == TOP && page.get(0).getId() == after - 1, variant, page.size());
       }
+      case BARE_STATUS_COUNT -> {
+        long total = 0;
+        for (HikariDataSource pool : bare) {
+          try (Connection c = pool.getConnection();
+              PreparedStatement ps = c.prepareStatement("select count(*) from scatter_account where status = ?")) {
+            ps.setString(1, "FROZEN");
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              total += rs.getLong(1);
+            }
+          }
+        }
+        expect(total == frozen(), variant, total);
+      }
+      case STATUS_COUNT, STATUS_COUNT_HIBERNATE -> {
+        long total = (variant == Variant.STATUS_COUNT ? shards : throughHibernate).scatter()
+            .createQuery(STATUS_COUNT_HQL, Long.class).setParameter("status", "FROZEN").getSingleResult();
+        expect(total == frozen(), variant, total);
+      }
+      case BARE_TOP_PROJECTION -> {
+        List<long[]> top = new ArrayList<>();
+        for (HikariDataSource pool : bare) {
+          try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(
+              "select id, balance_cents from scatter_account order by id desc limit " + TOP);
+              ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              top.add(new long[] {rs.getLong(1), rs.getLong(2)});
+            }
+          }
+        }
+        top.sort((a, b) -> Long.compare(b[0], a[0]));
+        expect(top.get(0)[0] == rows, variant, top.get(0)[0]);
+      }
+      case TOP_PROJECTION, TOP_PROJECTION_HIBERNATE -> {
+        List<Object[]> top = (variant == Variant.TOP_PROJECTION ? shards : throughHibernate).scatter()
+            .createQuery(TOP_PROJECTION_HQL, Object[].class).setMaxResults(TOP).getResultList();
+        expect(top.size() == TOP && ((Long) top.get(0)[0]) == rows, variant, top.size());
+      }
       case POINT -> {
         long id = oneShardKeys[random.nextInt(oneShardKeys.length)];
         ScatterAccount found = shards.forKey(id).fromSession(s -> s.find(ScatterAccount.class, id));
         expect(found != null && found.getId() == id, variant, id);
       }
     }
+  }
+
+  /** Rows whose status is FROZEN, as {@link ScatterCostWorkload#load} writes them. */
+  private long frozen() {
+    return ScatterCostWorkload.expectedGroups(rows).get("FROZEN").get(0);
   }
 
   private static void expect(boolean right, Variant variant, Object got) {
@@ -210,7 +309,7 @@ public final class ScatterSweepWorkload {
   // --- measurement --------------------------------------------------------------------------
 
   private Sweep measure(Options options, int shardCount) throws Exception {
-    Variant[] variants = Variant.values();
+    Variant[] variants = Variant.of(options);
     for (Variant v : variants) {
       for (int i = 0; i < options.warmup; i++) {
         run(v);
@@ -299,7 +398,7 @@ public final class ScatterSweepWorkload {
   static String table(List<Sweep> sweeps) {
     StringBuilder b = new StringBuilder("\n| query | shards | p50 ms | p99 ms | client CPU ms/query | CPU µs per shard"
         + " | KiB/query |\n|---|---:|---:|---:|---:|---:|---:|\n");
-    for (Variant v : Variant.values()) {
+    for (Variant v : sweeps.get(0).results().keySet()) {
       for (Sweep s : sweeps) {
         Result r = s.results().get(v);
         b.append(String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.3f | %s | %.1f |%n", v.label, s.shards(),
@@ -322,9 +421,13 @@ public final class ScatterSweepWorkload {
         Runtime.version().feature() >= 21 ? "virtual threads" : "the platform pool", o, o.rounds, o.ops));
     b.append(table(sweeps));
     int[] x = sweeps.stream().mapToInt(Sweep::shards).toArray();
+    if (o.parts) {
+      b.append(partsTable(sweeps)).append('\n').append(PARTS_END).append('\n');
+      return b.toString().replace(BEGIN, PARTS_BEGIN); // one shard count is enough: no slopes
+    }
     b.append("\n| query | slope: CPU µs per added shard | slope: p50 µs per added shard | slope: bytes per added"
         + " shard |\n|---|---:|---:|---:|\n");
-    for (Variant v : Variant.values()) {
+    for (Variant v : sweeps.get(0).results().keySet()) {
       double[] cpu = sweeps.stream().mapToDouble(s -> s.results().get(v).cpuMicros()).toArray();
       double[] p50 = sweeps.stream().mapToDouble(s -> s.results().get(v).p50Ms() * 1e3).toArray();
       double[] bytes = sweeps.stream().mapToDouble(s -> s.results().get(v).bytes()).toArray();
@@ -343,6 +446,25 @@ public final class ScatterSweepWorkload {
       b.append("\n![Client CPU per query against the shard count](").append(o.chart.getFileName()).append(")\n");
     }
     b.append('\n').append(END).append('\n');
+    return b.toString();
+  }
+
+  /** Each scalar part's client CPU per shard against its bare query's, plain statement and Hibernate query. */
+  static String partsTable(List<Sweep> sweeps) {
+    StringBuilder b = new StringBuilder("\n| shards | query | bare query µs per shard | plain statement µs per shard"
+        + " (ratio) | Hibernate query µs per shard (ratio) |\n|---:|---|---:|---:|---:|\n");
+    Variant[][] triples = {{Variant.BARE_STATUS_COUNT, Variant.STATUS_COUNT, Variant.STATUS_COUNT_HIBERNATE},
+        {Variant.BARE_TOP_PROJECTION, Variant.TOP_PROJECTION, Variant.TOP_PROJECTION_HIBERNATE}};
+    for (Sweep s : sweeps) {
+      for (Variant[] t : triples) {
+        double base = s.results().get(t[0]).cpuMicros() / s.shards();
+        double plain = s.results().get(t[1]).cpuMicros() / s.shards();
+        double hibernate = s.results().get(t[2]).cpuMicros() / s.shards();
+        b.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %.1f (%.2f×) | %.1f (%.2f×) |%n", s.shards(),
+            t[0] == Variant.BARE_STATUS_COUNT ? "parameterized `count`" : "top-20 projection", base, plain,
+            plain / base, hibernate, hibernate / base));
+      }
+    }
     return b.toString();
   }
 
@@ -383,7 +505,7 @@ public final class ScatterSweepWorkload {
         left + plotW / 2, height - 5));
     b.append(String.format(Locale.ROOT, "<text x=\"12\" y=\"%.0f\" transform=\"rotate(-90 12 %.0f)\""
         + " text-anchor=\"middle\">client CPU per query (ms)</text>%n", top + plotH / 2, top + plotH / 2));
-    Variant[] variants = Variant.values();
+    Variant[] variants = sweeps.get(0).results().keySet().toArray(Variant[]::new);
     for (int k = 0; k < variants.length; k++) {
       Variant v = variants[k];
       StringBuilder points = new StringBuilder();
@@ -409,10 +531,11 @@ public final class ScatterSweepWorkload {
     int warmup = 100;
     Path docs = Path.of("docs/benchmarks.md");
     Path chart = Path.of("docs/scatter-sweep.svg");
+    boolean parts;
 
     static Options parse(String[] args) {
       Options o = new Options();
-      String keys = "shards, rows, rounds, ops, warmup, docs, chart";
+      String keys = "shards, rows, rounds, ops, warmup, docs, chart, parts";
       for (Map.Entry<String, String> arg : Workloads.keyValues(args, keys).entrySet()) {
         String key = arg.getKey();
         String value = arg.getValue();
@@ -425,6 +548,7 @@ public final class ScatterSweepWorkload {
           case "warmup" -> o.warmup = Workloads.nonNegative(key, Integer.parseInt(value));
           case "docs" -> o.docs = value.equals("none") ? null : Path.of(value);
           case "chart" -> o.chart = value.equals("none") ? null : Path.of(value);
+          case "parts" -> o.parts = Boolean.parseBoolean(value);
           default -> throw new IllegalArgumentException("Unknown option '" + key + "'; options are " + keys);
         }
       }
@@ -433,9 +557,9 @@ public final class ScatterSweepWorkload {
 
     @Override
     public String toString() {
-      return String.format(Locale.ROOT, "shards=%s rows=%d rounds=%d ops=%d warmup=%d",
+      return String.format(Locale.ROOT, "shards=%s rows=%d rounds=%d ops=%d warmup=%d%s",
           Arrays.stream(shards).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(",")), rows,
-          rounds, ops, warmup);
+          rounds, ops, warmup, parts ? " parts=true" : "");
     }
   }
 }

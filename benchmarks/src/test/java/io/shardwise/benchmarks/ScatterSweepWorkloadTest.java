@@ -31,9 +31,30 @@ class ScatterSweepWorkloadTest {
     assertTrue(svg.startsWith("<svg") && svg.contains("<polyline") && svg.strip().endsWith("</svg>"), svg);
   }
 
+  @Test
+  void withPartsTheReportGivesEachScalarPartAgainstItsBareQueryInItsOwnSection() {
+    Options options = Options.parse(new String[] {"parts=true"});
+    Map<Variant, Result> results = new EnumMap<>(Variant.class);
+    for (Variant v : Variant.of(options)) {
+      double cpu = switch (v) {
+        case BARE_STATUS_COUNT, BARE_TOP_PROJECTION -> 800;
+        case STATUS_COUNT, TOP_PROJECTION -> 1000;
+        default -> 1600;
+      };
+      results.put(v, new Result(1, 2, cpu, 1024));
+    }
+    assertTrue(results.keySet().stream().allMatch(v -> v.parts), results.toString());
+    String report = ScatterSweepWorkload.report(options, List.of(new Sweep(8, results, 30, 30)), "17", 1, 2);
+    assertTrue(report.contains("| 8 | parameterized `count` | 100.0 | 125.0 (1.25×) | 200.0 (2.00×) |"), report);
+    assertTrue(report.contains("| 8 | top-20 projection | 100.0 | 125.0 (1.25×) | 200.0 (2.00×) |"), report);
+    assertTrue(report.startsWith(ScatterSweepWorkload.PARTS_BEGIN)
+        && report.strip().endsWith(ScatterSweepWorkload.PARTS_END), report);
+    assertTrue(!report.contains("slope"), report);
+  }
+
   private static Sweep sweep(int shards, double bare, double count, int threads) {
     Map<Variant, Result> results = new EnumMap<>(Variant.class);
-    for (Variant v : Variant.values()) {
+    for (Variant v : Variant.of(Options.parse(new String[0]))) {
       double cpu = v == Variant.BARE_COUNT ? bare : v == Variant.COUNT ? count : 10 * shards;
       results.put(v, new Result(1, 2, cpu, 1024));
     }

@@ -210,7 +210,13 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
 
     Part part = parts.boundedPerShard(plan, perShardMax) ? Part.ONE_STATEMENT
         : plan.fetchJoin() ? Part.CURSOR : Part.FIRST_FETCH_THEN_CURSOR;
-    boolean lazy = mergedLazily(plan, part, joinedShard, perShardMax);
+    // a part that returns scalars only: one plain statement, no Hibernate query (not for a shard whose
+    // text gets a bucket filter during a move, nor for the joined part, which runs in the caller's transaction)
+    ScalarPartSql scalarSql = keyset == null ? planned.scalarSql()
+        : context.plans().keysetScalarSql(context.sessionFactory().unwrap(SessionFactoryImplementor.class), planned,
+            shardHql);
+    // a lazily merged top-N saves materialising entities the merge does not take: scalars cost nothing to read
+    boolean lazy = scalarSql == null && mergedLazily(plan, part, joinedShard, perShardMax);
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     Map<String, Callable<OpenPart>> openTasks = new LinkedHashMap<>();
     OpenParts open = lazy ? new OpenParts() : null;
@@ -225,11 +231,9 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         ScatterContext.ShardReader reader = joined ? parts::readInJoinedTransaction : context.reader();
         // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
         Part partHere = joined ? Part.CURSOR : part;
-        // a scalar part with nothing added to its text: one plain statement, no Hibernate query
-        ScalarPartSql scalarSql = joined || perShardMax >= 0 || !hqlOfShard.equals(planned.markedShardHql()) ? null
-            : planned.scalarSql();
+        ScalarPartSql scalarOfShard = joined || bucketFilter != null ? null : scalarSql;
         tasks.put(shardId, () -> parts.runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax,
-            partHere, deadlineNanos, budget, scalarSql));
+            partHere, deadlineNanos, budget, scalarOfShard));
       }
       if (plan.oneShard()) {
         break; // reference tables only: every shard holds the same rows

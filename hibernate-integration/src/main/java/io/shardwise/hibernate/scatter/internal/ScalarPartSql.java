@@ -6,18 +6,37 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.hibernate.Session;
 import org.hibernate.engine.spi.LoadQueryInfluencers;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.metamodel.mapping.JdbcMapping;
+import org.hibernate.metamodel.mapping.MappingModelExpressible;
+import org.hibernate.query.QueryParameter;
+import org.hibernate.query.spi.HqlInterpretation;
+import org.hibernate.query.spi.Limit;
+import org.hibernate.query.spi.ParameterMetadataImplementor;
 import org.hibernate.query.spi.QueryOptions;
+import org.hibernate.query.spi.QueryOptionsAdapter;
+import org.hibernate.query.spi.QueryParameterBinding;
 import org.hibernate.query.spi.QueryParameterBindings;
+import org.hibernate.query.spi.QueryParameterImplementor;
 import org.hibernate.query.sqm.internal.DomainParameterXref;
-import org.hibernate.query.sqm.tree.SqmStatement;
+import org.hibernate.query.sqm.internal.SqmUtil;
+import org.hibernate.query.sqm.spi.SqmParameterMappingModelResolutionAccess;
+import org.hibernate.query.sqm.sql.SqmTranslation;
+import org.hibernate.query.sqm.tree.expression.SqmParameter;
 import org.hibernate.query.sqm.tree.select.SqmSelectStatement;
 import org.hibernate.sql.ast.spi.SqlSelection;
 import org.hibernate.sql.ast.tree.select.SelectStatement;
+import org.hibernate.sql.exec.internal.BaseExecutionContext;
+import org.hibernate.sql.exec.spi.JdbcParameterBinder;
 import org.hibernate.sql.exec.spi.JdbcParameterBindings;
+import org.hibernate.sql.exec.spi.JdbcParametersList;
 import org.hibernate.sql.exec.spi.JdbcSelect;
 import org.hibernate.sql.results.graph.DomainResult;
 import org.hibernate.sql.results.graph.basic.BasicResult;
@@ -25,38 +44,59 @@ import org.hibernate.type.descriptor.ValueExtractor;
 import org.hibernate.type.descriptor.WrapperOptions;
 
 /**
- * A shard part that returns scalars (aggregates, grouped aggregates) as one plain JDBC statement:
- * the SQL Hibernate renders for the shard query, translated once per query text, then run on each
- * shard's connection with no query object, parameter metadata, result-set processing or
- * persistence context. Each value is read by the same extractor and converter Hibernate would use
- * (an enum stored as text comes back as the enum), so a part read this way and one read through a
- * Hibernate query give equal rows ({@code ScalarPartSqlTest}).
+ * A shard part that returns scalars only (aggregates, grouped aggregates, projections of basic
+ * values) as one plain JDBC statement: the SQL Hibernate renders for the shard query, run on each
+ * shard's connection with no query object, result-set processing or persistence context.
  *
- * <p>Only for a shard query Hibernate translates without parameters, without filters, whose every
- * selection is one basic value in one column: anything else ({@link #compile} answers null) is read
- * through Hibernate as before. The text is the same for every shard and every execution, so
- * pgjdbc's per-connection statement cache prepares it on the server once per pooled connection.
+ * <p>Hibernate's own machinery does every step that depends on types: it parses the text once
+ * ({@link HqlInterpretation}), translates it to SQL once per shape of its parameters (whether a row
+ * limit is rendered, how many values each {@code in (:list)} parameter has), turns the caller's
+ * values into JDBC bindings ({@link SqmUtil#createJdbcParameterBindings}, so an enum, a date or a
+ * converted value binds exactly as in a Hibernate query), binds them with the statement's own
+ * {@link JdbcParameterBinder}s (the row limit among them), and reads each value with the extractor
+ * and converter of its column. A part read this way and one read through a Hibernate query give
+ * equal rows ({@code ScatterScalarPartTest}).
+ *
+ * <p>Not for a shard query that selects an entity, an embeddable or any multi-column value, nor
+ * when the factory defines filters or inspects statements: {@link #compile} answers null and the
+ * part is read through Hibernate. A shape whose SQL would depend on the bound values themselves
+ * (not only on their number) is read through Hibernate too ({@link #read} answers null). The text
+ * of a shape is the same for every shard and execution, so pgjdbc's per-connection statement cache
+ * prepares it on the server once per pooled connection.
  */
 final class ScalarPartSql {
-  private final String sql;
+  static final int MAX_SHAPES = 64;
+  private final SessionFactoryImplementor factory;
+  private final SqmSelectStatement<?> select;
+  private final ParameterMetadataImplementor parameters;
+  private final DomainParameterXref parameterXref;
   private final JdbcMapping[] columns;
   private final WrapperOptions options;
+  /** By shape: 1 when a row limit is rendered (else 0), then each parameter's count of values (-1: one value). */
+  private final Map<List<Integer>, Translation> translations = new ConcurrentHashMap<>();
 
-  private ScalarPartSql(String sql, JdbcMapping[] columns, WrapperOptions options) {
-    this.sql = sql;
+  /** The SQL of one shape, and what turns the domain values into its JDBC bindings. */
+  private record Translation(JdbcSelect jdbc, DomainParameterXref parameterXref,
+      Map<QueryParameterImplementor<?>, Map<SqmParameter<?>, List<JdbcParametersList>>> jdbcParameters,
+      SqmParameterMappingModelResolutionAccess parameterTypes) {}
+
+  /** A translation Hibernate renders differently per bound value: such parts go through Hibernate. */
+  private static final Translation VALUE_DEPENDENT = new Translation(null, null, Map.of(), null);
+
+  private ScalarPartSql(SessionFactoryImplementor factory, SqmSelectStatement<?> select,
+      ParameterMetadataImplementor parameters, DomainParameterXref parameterXref, JdbcMapping[] columns) {
+    this.factory = factory;
+    this.select = select;
+    this.parameters = parameters;
+    this.parameterXref = parameterXref;
     this.columns = columns;
-    this.options = options;
-  }
-
-  /** The SQL the shards run. */
-  String sql() {
-    return sql;
+    this.options = factory.getWrapperOptions();
   }
 
   /**
-   * The plain statement of {@code shardHql}, or null when it must be read through Hibernate (it has
-   * parameters, selects an entity or a multi-column value, the factory defines filters or inspects
-   * statements, or this Hibernate version translates it in a way not understood here).
+   * The plain statement of {@code shardHql}, or null when it must be read through Hibernate (it
+   * selects an entity or a multi-column value, the factory defines filters or inspects statements,
+   * or this Hibernate version translates it in a way not understood here).
    */
   static ScalarPartSql compile(SessionFactoryImplementor factory, String shardHql) {
     if (!factory.getDefinedFilterNames().isEmpty()
@@ -64,21 +104,38 @@ final class ScalarPartSql {
       return null;
     }
     try {
-      return QueryGuard.bypass(() -> translate(factory, shardHql));
+      return QueryGuard.bypass(() -> interpret(factory, shardHql));
     } catch (RuntimeException | LinkageError notUnderstood) {
       return null; // read through Hibernate, which reports any real error of the query itself
     }
   }
 
-  private static ScalarPartSql translate(SessionFactoryImplementor factory, String shardHql) {
-    SqmStatement<Object[]> statement = factory.getQueryEngine().interpretHql(shardHql, Object[].class)
-        .getSqmStatement();
-    if (!(statement instanceof SqmSelectStatement<Object[]> select) || !select.getSqmParameters().isEmpty()) {
+  private static ScalarPartSql interpret(SessionFactoryImplementor factory, String shardHql) {
+    HqlInterpretation<Object[]> interpretation = factory.getQueryEngine().interpretHql(shardHql, Object[].class);
+    if (!(interpretation.getSqmStatement() instanceof SqmSelectStatement<?> select)) {
       return null;
     }
+    ParameterMetadataImplementor parameters = interpretation.getParameterMetadata();
+    DomainParameterXref xref = interpretation.getDomainParameterXref();
     SelectStatement ast = factory.getQueryEngine().getSqmTranslatorFactory().createSelectTranslator(select,
-        QueryOptions.NONE, DomainParameterXref.from(select), QueryParameterBindings.empty(),
-        new LoadQueryInfluencers(factory), factory.getSqlTranslationEngine(), false).translate().getSqlAst();
+        QueryOptions.NONE, xref.copy(), parameters.createBindings(factory), new LoadQueryInfluencers(factory),
+        factory.getSqlTranslationEngine(), false).translate().getSqlAst();
+    JdbcMapping[] columns = basicColumns(ast);
+    if (columns == null) {
+      return null;
+    }
+    ScalarPartSql part = new ScalarPartSql(factory, select, parameters, xref, columns);
+    QueryParameterBindings unbound = parameters.createBindings(factory);
+    Translation unlimited = part.translate(unbound, false);
+    if (unlimited == VALUE_DEPENDENT) {
+      return null;
+    }
+    part.translations.put(List.copyOf(shapeOf(-1, unbound)), unlimited);
+    return part;
+  }
+
+  /** The mapping of each selected column, or null unless every selection is one basic value in one column. */
+  private static JdbcMapping[] basicColumns(SelectStatement ast) {
     List<DomainResult<?>> results = ast.getDomainResultDescriptors();
     List<SqlSelection> selections = ast.getQuerySpec().getSelectClause().getSqlSelections();
     if (results.size() != selections.size()) {
@@ -94,22 +151,81 @@ final class ScalarPartSql {
       }
       columns[i] = selection.getExpressionType().getSingleJdbcMapping();
     }
-    JdbcSelect jdbc = factory.getJdbcServices().getJdbcEnvironment().getSqlAstTranslatorFactory()
-        .buildSelectTranslator(factory, ast).translate(JdbcParameterBindings.NO_BINDINGS, QueryOptions.NONE);
-    if (!jdbc.getParameterBinders().isEmpty() || jdbc.usesLimitParameters()) {
-      return null;
+    return columns;
+  }
+
+  /** The SQL of {@code bindings}' shape, with a row limit rendered as a parameter when {@code limited}. */
+  private Translation translate(QueryParameterBindings bindings, boolean limited) {
+    DomainParameterXref xref = parameterXref.copy();
+    SqmTranslation<SelectStatement> translation = factory.getQueryEngine().getSqmTranslatorFactory()
+        .createSelectTranslator(select, limited ? new RowLimit(1) : QueryOptions.NONE, xref, bindings,
+            new LoadQueryInfluencers(factory), factory.getSqlTranslationEngine(), false).translate();
+    if (basicColumns(translation.getSqlAst()) == null) {
+      return VALUE_DEPENDENT;
     }
-    return new ScalarPartSql(jdbc.getSqlString(), columns, factory.getWrapperOptions());
+    JdbcSelect jdbc = factory.getJdbcServices().getJdbcEnvironment().getSqlAstTranslatorFactory()
+        .buildSelectTranslator(factory, translation.getSqlAst())
+        .translate(JdbcParameterBindings.NO_BINDINGS, limited ? new RowLimit(1) : QueryOptions.NONE);
+    if (jdbc.dependsOnParameterBindings() || limited != jdbc.usesLimitParameters()) {
+      return VALUE_DEPENDENT;
+    }
+    Map<SqmParameter<?>, MappingModelExpressible<?>> types = translation.getSqmParameterMappingModelTypeResolutions();
+    return new Translation(jdbc, xref, SqmUtil.generateJdbcParamsXref(xref, translation::getJdbcParamsBySqmParam),
+        new SqmParameterMappingModelResolutionAccess() {
+          @Override
+          @SuppressWarnings("unchecked")
+          public <T> MappingModelExpressible<T> getResolvedMappingModelType(SqmParameter<T> parameter) {
+            return (MappingModelExpressible<T>) types.get(parameter);
+          }
+        });
+  }
+
+  private static List<Integer> shapeOf(int maxRows, QueryParameterBindings bindings) {
+    List<Integer> shape = new ArrayList<>();
+    shape.add(maxRows >= 0 ? 1 : 0);
+    bindings.visitBindings((parameter, binding) ->
+        shape.add(binding.isMultiValued() ? binding.getBindValues().size() : -1));
+    return shape;
   }
 
   /**
-   * Runs the statement on {@code connection} and reads up to {@code maxRows} rows (all when -1);
-   * the connection's deadline (its query timeout) applies as to any of its statements.
+   * Runs the statement on {@code connection} with the values the caller set ({@code named},
+   * {@code positional}, {@code keyset}: a parameter the shard query does not use is ignored, as
+   * a HAVING parameter that only the merge evaluates) and reads up to {@code maxRows} rows (all
+   * when -1), or answers null when this shape must be read through Hibernate. The connection's
+   * deadline (its query timeout) applies as to any of its statements.
    */
-  List<Object[]> read(Connection connection, int maxRows) throws SQLException {
-    try (PreparedStatement statement = connection.prepareStatement(sql)) {
-      if (maxRows >= 0) {
-        statement.setMaxRows(maxRows);
+  List<Object[]> read(Session session, Connection connection, Map<String, Object> named,
+      Map<Integer, Object> positional, Map<String, Object> keyset, int maxRows) throws SQLException {
+    QueryParameterBindings bindings = parameters.createBindings(factory);
+    parameters.visitParameters(parameter -> bind(bindings, parameter, named, positional, keyset));
+    bindings.validate();
+    List<Integer> shape = shapeOf(maxRows, bindings);
+    Translation translation = translations.get(shape);
+    if (translation == null) {
+      translation = QueryGuard.bypass(() -> translate(bindings, maxRows >= 0));
+      if (translations.size() < MAX_SHAPES) {
+        translations.putIfAbsent(shape, translation); // past that, lists of ever new lengths are translated each time
+      }
+    }
+    if (translation == VALUE_DEPENDENT) {
+      return null;
+    }
+    SharedSessionContractImplementor owner = session.unwrap(SharedSessionContractImplementor.class);
+    JdbcParameterBindings jdbcBindings = SqmUtil.createJdbcParameterBindings(bindings, translation.parameterXref(),
+        translation.jdbcParameters(), translation.parameterTypes(), owner);
+    QueryOptions queryOptions = maxRows >= 0 ? new RowLimit(maxRows) : QueryOptions.NONE;
+    BaseExecutionContext execution = new BaseExecutionContext(owner) {
+      @Override
+      public QueryOptions getQueryOptions() {
+        return queryOptions;
+      }
+    };
+    JdbcSelect jdbc = translation.jdbc();
+    try (PreparedStatement statement = connection.prepareStatement(jdbc.getSqlString())) {
+      int position = 1;
+      for (JdbcParameterBinder binder : jdbc.getParameterBinders()) {
+        binder.bindParameterValue(statement, position++, jdbcBindings, execution);
       }
       try (ResultSet rs = statement.executeQuery()) {
         List<Object[]> rows = new ArrayList<>();
@@ -125,6 +241,45 @@ final class ScalarPartSql {
         }
         return rows;
       }
+    }
+  }
+
+  /** Binds {@code parameter} as a Hibernate query's {@code setParameter} would, when the caller set it. */
+  @SuppressWarnings("unchecked")
+  private static void bind(QueryParameterBindings bindings, QueryParameter<?> parameter, Map<String, Object> named,
+      Map<Integer, Object> positional, Map<String, Object> keyset) {
+    Object value;
+    if (parameter.getName() != null) {
+      Map<String, Object> source = keyset.containsKey(parameter.getName()) ? keyset : named;
+      if (!source.containsKey(parameter.getName())) {
+        return; // left unbound: validate() names it, as Hibernate would
+      }
+      value = source.get(parameter.getName());
+    } else {
+      if (!positional.containsKey(parameter.getPosition())) {
+        return;
+      }
+      value = positional.get(parameter.getPosition());
+    }
+    QueryParameterBinding<Object> binding = bindings.getBinding((QueryParameterImplementor<Object>) parameter);
+    if (parameter.allowsMultiValuedBinding() && value instanceof Collection<?> values) {
+      binding.setBindValues(values);
+    } else {
+      binding.setBindValue(value, false);
+    }
+  }
+
+  /** Query options with a row limit: Hibernate renders it as a parameter, which its binder binds. */
+  private static final class RowLimit extends QueryOptionsAdapter {
+    private final Limit limit;
+
+    RowLimit(int maxRows) {
+      this.limit = new Limit(null, maxRows);
+    }
+
+    @Override
+    public Limit getLimit() {
+      return limit;
     }
   }
 }

@@ -27,7 +27,8 @@ import java.util.Set;
  * the work is proportional to the page, not to what the shards returned. Aggregates are folded
  * column by column: counts and sums add up, minimums and maximums compare, an average is its
  * summed sum over its summed count. Values are compared with their natural Java order, which is
- * PostgreSQL's for numbers, dates and times, and for text under the "C" collation.
+ * PostgreSQL's for numbers, dates and times, and for text under the "C" collation; an enum stored as
+ * text ({@link ScatterPlan.Column#enumAsText}) by its name, as the database compares the text.
  */
 public final class ScatterMerge {
   private ScatterMerge() {}
@@ -56,7 +57,7 @@ public final class ScatterMerge {
           groups.removeIf(row -> !Boolean.TRUE.equals(holds(plan.having(), row, named, positional)));
         }
         if (!plan.sortKeys().isEmpty()) {
-          groups.sort(comparator(plan.sortKeys()));
+          groups.sort(comparator(plan));
         }
         yield cut(groups.iterator(), offset, limit, false);
       }
@@ -75,7 +76,7 @@ public final class ScatterMerge {
       throw new IllegalArgumentException("mergeOrdered needs plain ordered rows, not a " + plan.shape() + " plan"
           + (plan.sortKeys().isEmpty() ? " without ORDER BY" : ""));
     }
-    return cut(new KWayMerge(perShard, comparator(plan.sortKeys()), true), offset, limit, false);
+    return cut(new KWayMerge(perShard, comparator(plan), true), offset, limit, false);
   }
 
   /** The rows of all shards in the plan's order: a k-way merge when it has one, else concatenated. */
@@ -83,7 +84,7 @@ public final class ScatterMerge {
     if (plan.sortKeys().isEmpty()) {
       return perShard.stream().flatMap(List::stream).iterator();
     }
-    return new KWayMerge(perShard.stream().map(List::iterator).toList(), comparator(plan.sortKeys()), false);
+    return new KWayMerge(perShard.stream().map(List::iterator).toList(), comparator(plan), false);
   }
 
   private static List<Object[]> cut(Iterator<Object[]> rows, long offset, long limit, boolean distinct) {
@@ -191,7 +192,7 @@ public final class ScatterMerge {
           if (columns.get(c).merge() == Merge.DISTINCT) {
             collect(acc[c], row[c]);
           } else {
-            acc[c] = combine(columns.get(c).merge(), acc[c], row[c]);
+            acc[c] = combine(columns.get(c), acc[c], row[c]);
           }
         }
       }
@@ -238,7 +239,8 @@ public final class ScatterMerge {
     return aggregate == ScatterPlan.OverDistinct.SUM ? sum : average(sum, values.size());
   }
 
-  private static Object combine(Merge merge, Object a, Object b) {
+  private static Object combine(ScatterPlan.Column column, Object a, Object b) {
+    Merge merge = column.merge();
     if (merge == Merge.KEY || merge == Merge.DISTINCT) {
       return a;
     }
@@ -250,8 +252,8 @@ public final class ScatterMerge {
     }
     return switch (merge) {
       case COUNT, SUM -> add((Number) a, (Number) b);
-      case MIN -> compare(a, b) <= 0 ? a : b;
-      case MAX -> compare(a, b) >= 0 ? a : b;
+      case MIN -> compare(a, b, column.enumAsText()) <= 0 ? a : b;
+      case MAX -> compare(a, b, column.enumAsText()) >= 0 ? a : b;
       case KEY, DISTINCT -> a;
     };
   }
@@ -353,16 +355,23 @@ public final class ScatterMerge {
 
   // ---- order ---------------------------------------------------------------------------------
 
-  static Comparator<Object[]> comparator(List<SortKey> keys) {
+  /** The ORDER BY of {@code plan} over its final rows. */
+  static Comparator<Object[]> comparator(ScatterPlan plan) {
+    List<SortKey> keys = plan.sortKeys();
+    boolean[] enumAsText = new boolean[keys.size()];
+    for (int i = 0; i < enumAsText.length; i++) {
+      enumAsText[i] = plan.columns().get(plan.slots().get(keys.get(i).slot()).column()).enumAsText();
+    }
     return (x, y) -> {
-      for (SortKey key : keys) {
+      for (int k = 0; k < enumAsText.length; k++) {
+        SortKey key = keys.get(k);
         Object a = x[key.slot()];
         Object b = y[key.slot()];
         int c;
         if (a == null || b == null) {
           c = a == b ? 0 : (a == null) == key.nullsFirst() ? -1 : 1;
         } else {
-          c = compare(a, b);
+          c = compare(a, b, enumAsText[k]);
           if (key.descending()) {
             c = -c;
           }
@@ -373,6 +382,17 @@ public final class ScatterMerge {
       }
       return 0;
     };
+  }
+
+  /**
+   * {@code a} against {@code b} as the database orders them; {@code enumAsText}: enums stored as
+   * text, which it orders by name (as text, under the "C" collation), not by ordinal.
+   */
+  private static int compare(Object a, Object b, boolean enumAsText) {
+    if (enumAsText && a instanceof Enum<?> x && b instanceof Enum<?> y) {
+      return x.name().compareTo(y.name());
+    }
+    return compare(a, b);
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})

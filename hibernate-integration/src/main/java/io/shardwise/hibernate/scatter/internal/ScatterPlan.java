@@ -59,7 +59,16 @@ public record ScatterPlan(Shape shape, String select, String from, String where,
    */
   public enum Merge { KEY, COUNT, SUM, MIN, MAX, DISTINCT }
 
-  public record Column(String hql, Merge merge) {}
+  /**
+   * One column of the shards' rows. {@code enumAsText}: its values are enums stored as text
+   * ({@code EnumType.STRING}), which the database orders by name, so the merge does too (an enum
+   * stored by ordinal is ordered by ordinal, as {@link Enum#compareTo} does).
+   */
+  public record Column(String hql, Merge merge, boolean enumAsText) {
+    public Column(String hql, Merge merge) {
+      this(hql, merge, false);
+    }
+  }
 
   /** The aggregate a slot takes over the set of a {@link Merge#DISTINCT} column. */
   public enum OverDistinct { COUNT, SUM, AVG }

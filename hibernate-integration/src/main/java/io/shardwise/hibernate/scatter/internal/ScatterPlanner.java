@@ -192,7 +192,7 @@ public final class ScatterPlanner {
         shape = groupBy.isEmpty() ? Shape.AGGREGATE : Shape.GROUPED;
         for (SqmExpression<?> key : groupBy) {
           if (!(key instanceof SqmAliasedNodeRef) && slotHql.indexOf(text(key)) < 0) {
-            addKey(text(key)); // grouped by but not selected: still needed to regroup
+            addKey(text(key), key); // grouped by but not selected: still needed to regroup
           }
         }
       } else {
@@ -308,8 +308,12 @@ public final class ScatterPlanner {
         switch (name) {
           case "count" -> addAggregate(text, Merge.COUNT);
           case "sum" -> addAggregate(text, Merge.SUM);
-          case "min" -> addAggregate(text, Merge.MIN);
-          case "max" -> addAggregate(text, Merge.MAX);
+          case "min", "max" -> {
+            columns.add(new Column(text, name.equals("min") ? Merge.MIN : Merge.MAX,
+                enumAsText((SqmExpression<?>) function.getArguments().get(0))));
+            slots.add(new Slot(columns.size() - 1, -1));
+            slotHql.add(text);
+          }
           case "avg" -> {
             if (((SqmAggregateFunction<?>) node).getFilter() != null || function.getArguments().size() != 1) {
               throw refuse("avg with a FILTER clause", "select sum(x) filter (...) and count(x) filter (...) and divide");
@@ -329,7 +333,7 @@ public final class ScatterPlanner {
         throw refuse("an aggregate is used inside an expression (" + text + ")",
             "select the aggregate itself and compute the expression from the merged row");
       }
-      addKey(text);
+      addKey(text, node);
     }
 
     /**
@@ -451,8 +455,8 @@ public final class ScatterPlanner {
       slotHql.add(text);
     }
 
-    private int addKey(String text) {
-      columns.add(new Column(text, Merge.KEY));
+    private int addKey(String text, SqmSelectableNode<?> node) {
+      columns.add(new Column(text, Merge.KEY, node instanceof SqmExpression<?> e && enumAsText(e)));
       slots.add(new Slot(columns.size() - 1, -1));
       slotHql.add(text);
       return slots.size() - 1;
@@ -472,7 +476,18 @@ public final class ScatterPlanner {
         throw refuse("it orders " + (shape == Shape.DISTINCT_ROWS ? "distinct" : "grouped") + " rows by " + text
             + ", which it does not select", "add " + text + " to the select clause");
       }
-      return addKey(text);
+      return addKey(text, expression);
+    }
+
+    /**
+     * Whether {@code expression} is an enum attribute stored as text ({@code EnumType.STRING}):
+     * the database orders it by its name, not by the ordinal that {@link Enum#compareTo} uses.
+     */
+    private static boolean enumAsText(SqmExpression<?> expression) {
+      return expression.getJavaType() != null && expression.getJavaType().isEnum()
+          && expression instanceof org.hibernate.query.sqm.tree.domain.SqmPath<?> path
+          && path.getReferencedPathSource().getPathType() instanceof org.hibernate.metamodel.mapping.JdbcMapping mapping
+          && mapping.getJdbcType().isString();
     }
 
     private int selectionSlot(SqmAliasedNodeRef ref, int selectionCount) {

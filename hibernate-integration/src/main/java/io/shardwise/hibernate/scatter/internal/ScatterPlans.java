@@ -15,12 +15,13 @@ public final class ScatterPlans {
   static final int MAX_PLANS = 2048;
 
   private final ConcurrentHashMap<String, Planned> plans = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, java.util.Optional<ScalarPartSql>> keysetParts = new ConcurrentHashMap<>();
 
   /**
    * A plan and the HQL every shard runs when no keyset or bucket filter is added to it, already
    * marked for the query guard: one string per query text, so Hibernate finds its translation by
-   * a hash computed once; and, for a part that returns scalars only, that HQL's SQL to run as a
-   * plain statement ({@link ScalarPartSql}), or null.
+   * a hash computed once; and, for a part that returns scalars only (aggregates, groups, projections
+   * of basic values), that HQL's SQL to run as a plain statement ({@link ScalarPartSql}), or null.
    */
   public record Planned(ScatterPlan plan, String markedShardHql, ScalarPartSql scalarSql) {}
 
@@ -43,9 +44,32 @@ public final class ScatterPlans {
     return planned;
   }
 
-  /** Whether the shard query returns values, not entities: aggregates, with or without groups. */
+  /**
+   * The plain statement of a shard query with a keyset predicate ({@code after(...)}): its text
+   * depends only on the query's text, so it is compiled once per text too; null when it is read
+   * through Hibernate.
+   */
+  public ScalarPartSql keysetScalarSql(SessionFactoryImplementor sessionFactory, Planned planned,
+      String markedKeysetHql) {
+    if (!scalarParts(planned.plan())) {
+      return null;
+    }
+    java.util.Optional<ScalarPartSql> compiled = keysetParts.get(markedKeysetHql);
+    if (compiled == null) {
+      compiled = java.util.Optional.ofNullable(ScalarPartSql.compile(sessionFactory, markedKeysetHql));
+      if (keysetParts.size() >= MAX_PLANS) {
+        keysetParts.clear();
+      }
+      keysetParts.put(markedKeysetHql, compiled);
+    }
+    return compiled.orElse(null);
+  }
+
+  /**
+   * Whether the shard query may return values, not entities: aggregates, with or without groups,
+   * and projections ({@link ScalarPartSql#compile} then checks that every selection is a basic value).
+   */
   private static boolean scalarParts(ScatterPlan plan) {
-    return (plan.shape() == ScatterPlan.Shape.AGGREGATE || plan.shape() == ScatterPlan.Shape.GROUPED)
-        && !plan.fetchJoin() && !plan.oneShard();
+    return !plan.fetchJoin() && !plan.oneShard();
   }
 }

@@ -161,8 +161,11 @@ final class ShardParts {
         // ONE_STATEMENT: perShardMax (<= fetchSize) or one row per shard; else one row past a fetch
         int asked = part == Part.ONE_STATEMENT ? perShardMax
             : perShardMax >= 0 ? Math.min(perShardMax, fetchSize + 1) : fetchSize + 1;
-        List<Object[]> rows = scalarSql != null ? session.doReturningWork(c -> scalarSql.read(c, asked))
-            : shardQuery(session, shardHql, keysetParameters, asked).getResultList();
+        List<Object[]> rows = scalarSql == null ? null
+            : session.doReturningWork(c -> scalarSql.read(session, c, named, positional, keysetParameters, asked));
+        if (rows == null) {
+          rows = shardQuery(session, shardHql, keysetParameters, asked).getResultList();
+        }
         if (part == Part.ONE_STATEMENT || rows.size() <= fetchSize || rows.size() == perShardMax) {
           for (int i = 0; i < rows.size(); i++) {
             budget.takeOne(shardId);
