@@ -35,7 +35,7 @@ class ReplicaMonitorTest {
         "shardwise.shard.s0.replicas", replica.jdbcUrl(), "shardwise.user", "postgres"));
     AtomicReference<ShardMap> map = new AtomicReference<>(config.staticMap());
     try (ShardPools pools = new ShardPools(config, map::get);
-        ReplicaPools replicas = new ReplicaPools(config, pools::retire, ShardwiseMetrics.none());
+        ReplicaPools replicas = new ReplicaPools(config, pools::retire, pools.housekeeper(), ShardwiseMetrics.none());
         ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get, ShardwiseMetrics.none())) {
       monitor.checkAll();
       assertEquals(1, monitorConnections(replica), "the monitor watches the replica over its own connection");
@@ -55,7 +55,7 @@ class ReplicaMonitorTest {
         "shardwise.shard.s0.replicas", replica.jdbcUrl(), "shardwise.user", "postgres"));
     AtomicReference<ShardMap> map = new AtomicReference<>(config.staticMap());
     try (ShardPools pools = new ShardPools(config, map::get);
-        ReplicaPools replicas = new ReplicaPools(config, pools::retire, ShardwiseMetrics.none());
+        ReplicaPools replicas = new ReplicaPools(config, pools::retire, pools.housekeeper(), ShardwiseMetrics.none());
         ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get, ShardwiseMetrics.none())) {
       ReplicaNode node = replicas.of(map.get(), "s0").get(0);
       Connection reading = node.borrow();
