@@ -109,11 +109,11 @@ public final class ScatterSweepWorkload {
     }
   }
 
-  /** One round of one variant: CPU and bytes per operation. */
-  record Round(double cpuMicros, double bytes) {}
+  /** One round of one variant: CPU (all threads, and the caller's alone) and bytes per operation. */
+  record Round(double cpuMicros, double bytes, double callerMicros) {}
 
   /** A variant at one shard count: latency percentiles and median CPU and bytes per operation. */
-  record Result(double p50Ms, double p99Ms, double cpuMicros, double bytes) {}
+  record Result(double p50Ms, double p99Ms, double cpuMicros, double bytes, double callerMicros) {}
 
   /** One shard count: its results, and the JVM's threads after the workload. */
   record Sweep(int shards, Map<Variant, Result> results, int threads, int peakThreads) {}
@@ -149,6 +149,7 @@ public final class ScatterSweepWorkload {
       try (PostgresTopology pg = PostgresTopology.builder().shards(count).start()) {
         postgres = Workloads.serverVersion(pg.shard(0).primary());
         sweeps.add(runOn(pg, options));
+        sweeps.sort(java.util.Comparator.comparingInt(Sweep::shards));
       }
       System.out.println(TAG + table(sweeps));
     }
@@ -173,6 +174,14 @@ public final class ScatterSweepWorkload {
     Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).ddl("create").schema("create")
         .entities(ScatterAccount.class);
     List<HikariDataSource> bare = new ArrayList<>();
+    // the baseline's pools share one housekeeping thread, so that the thread count measures Shardwise
+    java.util.concurrent.ScheduledThreadPoolExecutor bareHousekeeper = new java.util.concurrent.ScheduledThreadPoolExecutor(
+        1, task -> {
+          Thread t = new Thread(task, "bare-housekeeper");
+          t.setDaemon(true);
+          return t;
+        });
+    bareHousekeeper.setRemoveOnCancelPolicy(true);
     for (PostgresShard shard : pg.shards()) {
       builder.shard("shard" + shard.index(), shard.primary().jdbcUrl());
     }
@@ -192,12 +201,14 @@ public final class ScatterSweepWorkload {
         hc.setUsername("postgres");
         hc.setReadOnly(true);
         hc.setMaximumPoolSize(1);
+        hc.setScheduledExecutor(bareHousekeeper);
         bare.add(new HikariDataSource(hc));
       }
       return new ScatterSweepWorkload(shards, inspectedFactory == null ? null : ShardedSessions.of(inspectedFactory),
           bare, options.rows).measure(options, pg.shards().size());
     } finally {
       bare.forEach(HikariDataSource::close);
+      bareHousekeeper.shutdownNow();
     }
   }
 
@@ -330,15 +341,17 @@ public final class ScatterSweepWorkload {
       }
       for (Variant v : order) {
         Map<Long, long[]> before = threadCosts();
+        long callerBefore = threads.getCurrentThreadCpuTime();
         long[] lat = latencies.get(v);
         for (int i = 0; i < options.ops; i++) {
           long started = System.nanoTime();
           run(v);
           lat[r * options.ops + i] = System.nanoTime() - started;
         }
+        long callerUsed = threads.getCurrentThreadCpuTime() - callerBefore;
         long[] used = costsSince(before);
         rounds.computeIfAbsent(v, k -> new ArrayList<>()).add(new Round(used[0] / 1e3 / options.ops,
-            (double) used[1] / options.ops));
+            (double) used[1] / options.ops, callerUsed / 1e3 / options.ops));
       }
     }
     Map<Variant, Result> results = new EnumMap<>(Variant.class);
@@ -347,7 +360,7 @@ public final class ScatterSweepWorkload {
       Arrays.sort(sorted);
       results.put(v, new Result(Workloads.ms(Workloads.percentile(sorted, 0.50)),
           Workloads.ms(Workloads.percentile(sorted, 0.99)), Workloads.median(rounds.get(v), Round::cpuMicros),
-          Workloads.median(rounds.get(v), Round::bytes)));
+          Workloads.median(rounds.get(v), Round::bytes), Workloads.median(rounds.get(v), Round::callerMicros)));
     }
     Sweep sweep = new Sweep(shardCount, results, threads.getThreadCount(), threads.getPeakThreadCount());
     System.out.println(TAG + shardCount + " shards: " + results);
@@ -397,13 +410,13 @@ public final class ScatterSweepWorkload {
 
   static String table(List<Sweep> sweeps) {
     StringBuilder b = new StringBuilder("\n| query | shards | p50 ms | p99 ms | client CPU ms/query | CPU µs per shard"
-        + " | KiB/query |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        + " | caller thread's CPU µs/query | KiB/query |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Variant v : sweeps.get(0).results().keySet()) {
       for (Sweep s : sweeps) {
         Result r = s.results().get(v);
-        b.append(String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.3f | %s | %.1f |%n", v.label, s.shards(),
-            r.p50Ms(), r.p99Ms(), r.cpuMicros() / 1e3, v == Variant.POINT ? "—"
-                : String.format(Locale.ROOT, "%.1f", r.cpuMicros() / s.shards()), r.bytes() / 1024));
+        b.append(String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.3f | %s | %.1f | %.1f |%n", v.label,
+            s.shards(), r.p50Ms(), r.p99Ms(), r.cpuMicros() / 1e3, v == Variant.POINT ? "—"
+                : String.format(Locale.ROOT, "%.1f", r.cpuMicros() / s.shards()), r.callerMicros(), r.bytes() / 1024));
       }
     }
     return b.toString();

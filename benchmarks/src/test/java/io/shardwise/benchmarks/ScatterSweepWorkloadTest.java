@@ -56,7 +56,7 @@ class ScatterSweepWorkloadTest {
     Map<Variant, Result> results = new EnumMap<>(Variant.class);
     for (Variant v : Variant.of(Options.parse(new String[0]))) {
       double cpu = v == Variant.BARE_COUNT ? bare : v == Variant.COUNT ? count : 10 * shards;
-      results.put(v, new Result(1, 2, cpu, 1024));
+      results.put(v, new Result(1, 2, cpu, 1024, cpu / 2));
     }
     return new Sweep(shards, results, threads, threads);
   }

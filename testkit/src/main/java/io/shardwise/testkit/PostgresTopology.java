@@ -120,8 +120,8 @@ public final class PostgresTopology implements AutoCloseable {
     private Builder() {}
 
     public Builder shards(int shards) {
-      if (shards < 1 || shards > 64) {
-        throw new IllegalArgumentException("shards must be between 1 and 64, was " + shards);
+      if (shards < 1 || shards > 128) {
+        throw new IllegalArgumentException("shards must be between 1 and 128, was " + shards);
       }
       this.shards = shards;
       return this;

@@ -44,6 +44,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
   private final ShardwiseMetrics metrics;
   private final Map<String, RetiringPool> pools = new ConcurrentHashMap<>();
   private final List<RetiringPool> retired = new CopyOnWriteArrayList<>();
+  private final PoolHousekeeping housekeeping;
   private ScheduledExecutorService drainer;
 
   /** @param maps the shard map routing uses now (read on every checkout: one volatile read) */
@@ -56,6 +57,15 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     this.config = config;
     this.maps = maps;
     this.metrics = metrics;
+    this.housekeeping = new PoolHousekeeping(config.unitName());
+  }
+
+  /**
+   * The scheduler of HikariCP's housekeeping for every pool of this persistence unit (give it to
+   * {@link #newPool}): shut down by {@link #close()}, so close the other pools that use it first.
+   */
+  public ScheduledExecutorService housekeeper() {
+    return housekeeping.executor();
   }
 
   /** A connection to the primary of {@code shardId} as the current map describes it. */
@@ -423,7 +433,7 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
 
   private HikariDataSource newPool(String shardId, String url) {
     return newPool(config, "shardwise-" + shardId + "-primary", url, config.timeouts(shardId, false), false,
-        metrics.poolTracker(shardId, "primary", JdbcUrls.hostPort(url)));
+        metrics.poolTracker(shardId, "primary", JdbcUrls.hostPort(url)), housekeeper());
   }
 
   /**
@@ -432,12 +442,14 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
    * Sized by {@code shardwise.pool.size} and {@code shardwise.pool.min_idle}; every connection carries
    * the role's deadlines: the driver's connect and socket timeouts, and the server-side statement,
    * lock and idle-in-transaction timeouts (pgjdbc {@code options}, sent with the startup packet). A
-   * value given in the URL itself wins over these.
+   * value given in the URL itself wins over these. Its housekeeping runs on {@code housekeeper}
+   * ({@link #housekeeper()}), not on a thread of its own.
    */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url,
-      ShardwiseConfig.NodeTimeouts timeouts, boolean readOnly, MetricsTrackerFactory metrics) {
+      ShardwiseConfig.NodeTimeouts timeouts, boolean readOnly, MetricsTrackerFactory metrics,
+      ScheduledExecutorService housekeeper) {
     HikariConfig hc = baseConfig(config, name, url, config.poolSize(), config.poolMinIdle(),
-        timeouts.connectionTimeoutMs(), readOnly);
+        timeouts.connectionTimeoutMs(), readOnly, housekeeper);
     if (metrics != null) {
       hc.setMetricsTrackerFactory(metrics);
     }
@@ -452,8 +464,10 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
    * of holding the caller (closing a session factory included) for ever.
    */
   public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
-      int minimumIdle, ShardwiseConfig.NodeTimeouts timeouts, String connectionInitSql) {
-    HikariConfig hc = baseConfig(config, name, url, maximumSize, minimumIdle, timeouts.connectionTimeoutMs(), false);
+      int minimumIdle, ShardwiseConfig.NodeTimeouts timeouts, String connectionInitSql,
+      ScheduledExecutorService housekeeper) {
+    HikariConfig hc = baseConfig(config, name, url, maximumSize, minimumIdle, timeouts.connectionTimeoutMs(), false,
+        housekeeper);
     hc.setConnectionInitSql(connectionInitSql);
     applyDeadlines(hc, timeouts);
     return new HikariDataSource(hc);
@@ -471,26 +485,11 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     hc.setValidationTimeout(Math.max(250, Math.min(1000, timeouts.connectionTimeoutMs() / 2)));
   }
 
-  /** A pool for one server with the configured credentials and the given size, idle floor and checkout timeout. */
-  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
-      int minimumIdle, long timeoutMs, boolean readOnly) {
-    return newPool(config, name, url, maximumSize, minimumIdle, timeoutMs, readOnly, null);
-  }
-
-  /** The same, running {@code connectionInitSql} (when not null) on every new connection. */
-  public static HikariDataSource newPool(ShardwiseConfig config, String name, String url, int maximumSize,
-      int minimumIdle, long timeoutMs, boolean readOnly, String connectionInitSql) {
-    HikariConfig hc = baseConfig(config, name, url, maximumSize, minimumIdle, timeoutMs, readOnly);
-    if (connectionInitSql != null) {
-      hc.setConnectionInitSql(connectionInitSql);
-    }
-    return new HikariDataSource(hc);
-  }
-
   private static HikariConfig baseConfig(ShardwiseConfig config, String name, String url, int maximumSize,
-      int minimumIdle, long timeoutMs, boolean readOnly) {
+      int minimumIdle, long timeoutMs, boolean readOnly, ScheduledExecutorService housekeeper) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
+    hc.setScheduledExecutor(housekeeper);
     hc.setJdbcUrl(url);
     if (config.user() != null) {
       hc.setUsername(config.user());
@@ -579,5 +578,6 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     retired.clear();
     pools.values().forEach(p -> p.dataSource().close());
     pools.clear();
+    housekeeping.close();
   }
 }

@@ -279,6 +279,14 @@ public final class NodeBreaker {
     return false;
   }
 
+  /**
+   * Whether a session holds a connection of this server or a thread is in its pool's checkout:
+   * whether a silent server would hold anyone that {@link #unreachable} could release.
+   */
+  public boolean hasCallers() {
+    return !lent.isEmpty() || !waiting.isEmpty();
+  }
+
   /** A connection lent to a session on this server (by its wrapper, at checkout). */
   void lend(ShardConnection c) {
     lent.add(c);

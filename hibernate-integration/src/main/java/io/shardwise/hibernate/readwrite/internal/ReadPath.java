@@ -50,7 +50,7 @@ public final class ReadPath implements AutoCloseable {
     this.config = config;
     this.maps = maps;
     this.entityOfTable = entityOfTable;
-    this.replicas = new ReplicaPools(config, primaries::retire, metrics);
+    this.replicas = new ReplicaPools(config, primaries::retire, primaries.housekeeper(), metrics);
     this.selector = ReplicaSelector.of(config.leastOutstanding());
     this.monitor = new ReplicaMonitor(config, primaries, replicas, maps, metrics);
     this.hedges = new HedgedReads(config);

@@ -27,8 +27,8 @@ import java.util.function.Supplier;
 /**
  * Checks every replica on a fixed interval, on one daemon thread, over its own connection (not
  * the pool's, which may be exhausted): received and replayed positions, replay paused or not, and
- * the commit time of the last replayed transaction. A second daemon thread reads each primary's WAL
- * position, so that a frozen primary holds only that thread, never the replicas' checks. A replica
+ * the commit time of the last replayed transaction. A second daemon thread asks the primaries, so
+ * that a frozen primary holds only that thread, never the replicas' checks. A replica
  * that does not answer, has replay paused, or lags past the configured bytes or time leaves the
  * rotation; it comes back at the first check that finds it healthy.
  *
@@ -53,8 +53,17 @@ import java.util.function.Supplier;
  * opens and every connection it has lent to a session is aborted ({@link NodeBreaker#unreachable}),
  * so the callers inside a statement on it fail at once instead of waiting for the socket timeout,
  * and a read-only unit of work on a replica runs once more elsewhere. A statement that is merely
- * long runs on: its server answers the check. The primaries watched are those of shards with
- * replicas and every primary a session has used; a check that succeeds closes the server's breaker.
+ * long runs on: its server answers the check. A check that succeeds closes the server's breaker.
+ *
+ * <h2>Which primaries are asked</h2>
+ *
+ * A primary with replicas is asked its WAL position at every interval, for their lag. A primary
+ * without replicas is asked only for an answer ({@code SELECT 1}, no WAL position: nobody would
+ * use it), and only while a check could matter: a session holds one of its connections or waits
+ * in its pool's checkout ({@link NodeBreaker#hasCallers()}), or its breaker is not closed. An idle
+ * primary without replicas costs nothing per interval, so the monitor's work follows the shards in
+ * use, not the shard count; a frozen one is found silent once a caller comes to it, within the
+ * same two checks. Its connection stays open between checks (no login per caller).
  *
  * <p>A replay position lower than the last one is believed, not ignored: the server behind the
  * URL was rebuilt or restored from an older backup, and what the old one had replayed says nothing
@@ -125,14 +134,20 @@ final class ReplicaMonitor implements AutoCloseable {
         ShardMap map = maps.get();
         Set<String> primaryUrls = new HashSet<>();
         for (String shardId : map.shards().keySet()) {
-          if (replicas.of(map, shardId).isEmpty() && pools.breakerOf(shardId) == null) {
+          boolean judgesReplicas = !replicas.of(map, shardId).isEmpty();
+          NodeBreaker breaker = pools.breakerOf(shardId);
+          if (!judgesReplicas && breaker == null) {
             continue; // neither replicas to judge nor sessions to release
           }
           String url = map.shards().get(shardId).primaryUrl();
           primaryUrls.add(url);
-          long lsn = primaryLsn(shardId, url);
-          if (lsn >= 0) {
-            primaryReadings.put(shardId, new PrimaryReading(url, lsn, System.currentTimeMillis()));
+          if (judgesReplicas) {
+            long lsn = askPrimary(shardId, url, true);
+            if (lsn >= 0) {
+              primaryReadings.put(shardId, new PrimaryReading(url, lsn, System.currentTimeMillis()));
+            }
+          } else if (breaker.hasCallers() || breaker.state() != BreakerState.CLOSED) {
+            askPrimary(shardId, url, false);
           }
         }
         for (String url : List.copyOf(primaryConnections.keySet())) {
@@ -188,22 +203,28 @@ final class ReplicaMonitor implements AutoCloseable {
   }
 
   /**
-   * The primary's WAL position over the monitor's own connection, never the pool's: a failed check
-   * is no application call and must not count against the primary's circuit breaker (after a
-   * restart it would refuse the first writes), nor wait for a pooled connection. A successful one
-   * tells the breaker the server answers again. -1 when the primary cannot be asked.
+   * Asks the primary over the monitor's own connection, never the pool's: a failed check is no
+   * application call and must not count against the primary's circuit breaker (after a restart it
+   * would refuse the first writes), nor wait for a pooled connection. A successful one tells the
+   * breaker the server answers again.
+   *
+   * @param readWal whether to read its WAL position, or only to get an answer
+   * @return the WAL position (0 when not read), or -1 when the primary did not answer
    */
-  private long primaryLsn(String shardId, String url) {
+  private long askPrimary(String shardId, String url, boolean readWal) {
     try {
       Connection c = primaryConnections.get(url);
       if (c == null || c.isClosed()) {
         c = openMonitorConnection(url, "shardwise-primary-monitor");
         primaryConnections.put(url, c);
       }
-      long lsn;
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+      long lsn = 0;
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery(readWal ? "SELECT pg_current_wal_lsn()::text" : "SELECT 1")) {
         rs.next();
-        lsn = LsnText.parse(rs.getString(1));
+        if (readWal) {
+          lsn = LsnText.parse(rs.getString(1));
+        }
       }
       NodeBreaker breaker = pools.breakerOf(shardId);
       if (breaker != null && breaker.state() != BreakerState.CLOSED) {

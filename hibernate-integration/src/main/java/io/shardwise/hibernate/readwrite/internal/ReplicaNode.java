@@ -9,6 +9,7 @@ import io.shardwise.hibernate.readwrite.ReplicaStatus;
 import io.shardwise.hibernate.metrics.ShardwiseMetrics;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -53,8 +54,11 @@ final class ReplicaNode {
   long monitorReplayLsn = -1;
 
   private final ShardwiseMetrics metrics;
+  private final ScheduledExecutorService housekeeper;
 
-  ReplicaNode(String shardId, String url, ShardwiseConfig config, ShardwiseMetrics metrics) {
+  ReplicaNode(String shardId, String url, ShardwiseConfig config, ScheduledExecutorService housekeeper,
+      ShardwiseMetrics metrics) {
+    this.housekeeper = housekeeper;
     this.metrics = metrics;
     this.shardId = shardId;
     this.url = url;
@@ -106,7 +110,7 @@ final class ReplicaNode {
         if (p == null) {
           p = new RetiringPool(url, ShardPools.newPool(config, "shardwise-" + shardId + "-replica-"
               + JdbcUrls.hostPort(url), url, config.timeouts(shardId, true), true,
-              metrics.poolTracker(shardId, "replica", JdbcUrls.hostPort(url))));
+              metrics.poolTracker(shardId, "replica", JdbcUrls.hostPort(url)), housekeeper));
           pool = p;
         }
       }

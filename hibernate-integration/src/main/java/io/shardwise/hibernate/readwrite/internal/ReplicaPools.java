@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 
 /**
@@ -21,10 +22,14 @@ final class ReplicaPools implements AutoCloseable {
   private final ShardwiseConfig config;
   private final Consumer<RetiringPool> retire;
   private final ShardwiseMetrics metrics;
+  private final ScheduledExecutorService housekeeper;
   private final Map<String, List<ReplicaNode>> replicas = new ConcurrentHashMap<>();
 
   /** @param retire takes a dropped replica's pool out of use and closes it once drained */
-  ReplicaPools(ShardwiseConfig config, Consumer<RetiringPool> retire, ShardwiseMetrics metrics) {
+  /** @param housekeeper runs the replica pools' HikariCP housekeeping ({@code ShardPools.housekeeper()}) */
+  ReplicaPools(ShardwiseConfig config, Consumer<RetiringPool> retire, ScheduledExecutorService housekeeper,
+      ShardwiseMetrics metrics) {
+    this.housekeeper = housekeeper;
     this.metrics = metrics;
     this.config = config;
     this.retire = retire;
@@ -52,7 +57,7 @@ final class ReplicaPools implements AutoCloseable {
     List<ReplicaNode> fresh = new ArrayList<>();
     for (String url : urls) {
       fresh.add(old.stream().filter(n -> n.url.equals(url)).findFirst()
-          .orElseGet(() -> new ReplicaNode(shardId, url, config, metrics)));
+          .orElseGet(() -> new ReplicaNode(shardId, url, config, housekeeper, metrics)));
     }
     replicas.put(shardId, List.copyOf(fresh));
     for (ReplicaNode gone : old) {

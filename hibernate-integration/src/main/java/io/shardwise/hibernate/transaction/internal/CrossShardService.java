@@ -30,13 +30,13 @@ public final class CrossShardService implements AutoCloseable {
   private final ScheduledExecutorService heartbeat;
   private volatile FaultInjector faults = FaultInjector.NONE;
 
-  private CrossShardService(ShardwiseConfig config, ShardAccess shardAccess) {
+  private CrossShardService(ShardwiseConfig config, ShardAccess shardAccess, ScheduledExecutorService housekeeper) {
     this.config = config;
     ShardwiseConfig.Transactions settings = config.transactions();
     this.recoveryIntervalMs = settings.recoveryIntervalMs();
     this.graceMs = settings.inDoubtGraceMs();
     this.coordinatorId = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-    this.log = new TxLog(config);
+    this.log = new TxLog(config, housekeeper);
     this.twoPhase = new TwoPhaseCommit(shardAccess, log, coordinatorId, this);
     this.sagas = new SagaRunner(shardAccess, log, coordinatorId, this, settings.sagaMaxAttempts(),
         settings.sagaBackoffMs(), config.ddlCreate());
@@ -57,13 +57,15 @@ public final class CrossShardService implements AutoCloseable {
    * {@code shardwise.tx.enabled = false}): creates the log tables (with {@code shardwise.ddl = create}; else
    * checks them, failing with the SQL to run), checks
    * {@code max_prepared_transactions} on every shard that answers, registers this coordinator,
-   * resolves what earlier coordinators left in doubt, and schedules that to repeat.
+   * resolves what earlier coordinators left in doubt, and schedules that to repeat. The log's pool
+   * does its HikariCP housekeeping on {@code housekeeper}, which must outlive this service.
    */
-  public static CrossShardService startIfConfigured(ShardwiseConfig config, ShardAccess shardAccess) {
+  public static CrossShardService startIfConfigured(ShardwiseConfig config, ShardAccess shardAccess,
+      ScheduledExecutorService housekeeper) {
     if (config.controlUrl() == null || !config.transactions().enabled()) {
       return null;
     }
-    CrossShardService service = new CrossShardService(config, shardAccess);
+    CrossShardService service = new CrossShardService(config, shardAccess, housekeeper);
     try {
       service.log.prepareTables(config.ddlCreate());
       service.twoPhase.checkShardsAtStartup();

@@ -43,10 +43,10 @@ final class TxLog implements AutoCloseable {
   private final HikariDataSource pool;
   private final String displayUrl;
 
-  TxLog(ShardwiseConfig config) {
+  TxLog(ShardwiseConfig config, java.util.concurrent.ScheduledExecutorService housekeeper) {
     this.displayUrl = JdbcUrls.redact(config.controlUrl());
     this.pool = ShardPools.newPool(config, "shardwise-txlog", config.controlUrl(),
-        config.transactions().logPoolSize(), 1, config.controlTimeouts(), "SET synchronous_commit = on");
+        config.transactions().logPoolSize(), 1, config.controlTimeouts(), "SET synchronous_commit = on", housekeeper);
   }
 
   String displayUrl() {

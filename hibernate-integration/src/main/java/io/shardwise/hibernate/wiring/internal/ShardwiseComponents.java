@@ -189,7 +189,8 @@ public final class ShardwiseComponents implements AutoCloseable {
       throw e;
     }
     try {
-      components.crossShard = CrossShardService.startIfConfigured(config, components.shardAccess());
+      components.crossShard = CrossShardService.startIfConfigured(config, components.shardAccess(),
+          components.pools.housekeeper());
     } catch (RuntimeException e) {
       components.close();
       throw e;

@@ -24,7 +24,10 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** The replica monitor and the replica pools when the shard map drops a replica. */
+/**
+ * The replica monitor and the replica pools when the shard map drops a replica; which primaries the
+ * monitor asks, and what.
+ */
 @ShardedPostgres(shards = 1, replicas = 1)
 class ReplicaMonitorTest {
 
@@ -35,7 +38,7 @@ class ReplicaMonitorTest {
         "shardwise.shard.s0.replicas", replica.jdbcUrl(), "shardwise.user", "postgres"));
     AtomicReference<ShardMap> map = new AtomicReference<>(config.staticMap());
     try (ShardPools pools = new ShardPools(config, map::get);
-        ReplicaPools replicas = new ReplicaPools(config, pools::retire, ShardwiseMetrics.none());
+        ReplicaPools replicas = new ReplicaPools(config, pools::retire, pools.housekeeper(), ShardwiseMetrics.none());
         ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get, ShardwiseMetrics.none())) {
       monitor.checkAll();
       assertEquals(1, monitorConnections(replica), "the monitor watches the replica over its own connection");
@@ -55,7 +58,7 @@ class ReplicaMonitorTest {
         "shardwise.shard.s0.replicas", replica.jdbcUrl(), "shardwise.user", "postgres"));
     AtomicReference<ShardMap> map = new AtomicReference<>(config.staticMap());
     try (ShardPools pools = new ShardPools(config, map::get);
-        ReplicaPools replicas = new ReplicaPools(config, pools::retire, ShardwiseMetrics.none());
+        ReplicaPools replicas = new ReplicaPools(config, pools::retire, pools.housekeeper(), ShardwiseMetrics.none());
         ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get, ShardwiseMetrics.none())) {
       ReplicaNode node = replicas.of(map.get(), "s0").get(0);
       Connection reading = node.borrow();
@@ -71,6 +74,49 @@ class ReplicaMonitorTest {
       reading.commit();
       reading.close();
       await().atMost(Duration.ofSeconds(10)).until(() -> poolConnections(replica) == 0);
+    }
+  }
+
+  @Test
+  void aPrimaryWithoutReplicasIsAskedOnlyWhileASessionIsOnItAndNeverItsWalPosition(@Node(shard = 0) PostgresNode primary)
+      throws SQLException {
+    ShardwiseConfig config = ShardwiseConfig.from(Map.of("shardwise.shards", "s0", "shardwise.shard.s0.url",
+        primary.jdbcUrl(), "shardwise.user", "postgres"));
+    AtomicReference<ShardMap> map = new AtomicReference<>(config.staticMap());
+    try (ShardPools pools = new ShardPools(config, map::get);
+        ReplicaPools replicas = new ReplicaPools(config, pools::retire, pools.housekeeper(), ShardwiseMetrics.none());
+        ReplicaMonitor monitor = new ReplicaMonitor(config, pools, replicas, map::get, ShardwiseMetrics.none())) {
+      Connection used = pools.sessionConnection("s0");
+      assertEquals(1, count(used, "SELECT 1"));
+      used.close();
+      pools.leave(used);
+
+      monitor.checkAll();
+      monitor.checkAll();
+      assertEquals(List.of(), primaryMonitorQueries(primary), "an idle primary without replicas is not asked");
+
+      Connection held = pools.sessionConnection("s0");
+      try {
+        monitor.checkAll();
+        assertEquals(List.of("SELECT 1"), primaryMonitorQueries(primary),
+            "a primary with a session on it is asked for an answer, not its WAL position");
+      } finally {
+        held.close();
+        pools.leave(held);
+      }
+    }
+  }
+
+  /** The last query of each of the primary monitor's connections to {@code node}. */
+  private static List<String> primaryMonitorQueries(PostgresNode node) throws SQLException {
+    try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT query FROM pg_stat_activity"
+            + " WHERE application_name = 'shardwise-primary-monitor'")) {
+      List<String> queries = new java.util.ArrayList<>();
+      while (rs.next()) {
+        queries.add(rs.getString(1));
+      }
+      return queries;
     }
   }
 
