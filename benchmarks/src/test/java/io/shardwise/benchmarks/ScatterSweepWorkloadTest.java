@@ -41,7 +41,7 @@ class ScatterSweepWorkloadTest {
         case STATUS_COUNT, TOP_PROJECTION -> 1000;
         default -> 1600;
       };
-      results.put(v, new Result(1, 2, cpu, 1024));
+      results.put(v, new Result(1, 2, cpu, 1024, cpu));
     }
     assertTrue(results.keySet().stream().allMatch(v -> v.parts), results.toString());
     String report = ScatterSweepWorkload.report(options, List.of(new Sweep(8, results, 30, 30)), "17", 1, 2);
