@@ -163,6 +163,10 @@ final class StagedChanges {
       }
       return new StagedMap(parts[1], assigned(base, owners));
     } catch (RuntimeException malformed) {   // not a payload this version writes, or buckets/shards not in base
+      LOG.log(System.Logger.Level.WARNING, "Ignoring an announced staged shard map change this router cannot"
+          + " read (" + malformed + "): its commit is loaded from the control database as any change is, so"
+          + " routing stays right, but writes refused at that flip wait for the load; check that the mover"
+          + " and this application run the same Shardwise version. Payload: " + payload);
       return null;
     }
   }
