@@ -32,8 +32,13 @@ import java.util.stream.Stream;
  * the same class path and processor path; only {@code -proc:none} or {@code -processor} differ, so
  * the differences are the processors' work. The class path is what the model needs and no more: a
  * jar of the {@code jakarta.persistence} and {@code io.shardwise.annotations} classes, copied from
- * this benchmark's class path. The processor path is this benchmark's class path, which holds both
- * processors and their dependencies.
+ * this benchmark's class path. The processor path is, by default ({@code processorpath=jars}), the
+ * processors' jars and their runtime dependencies as separate jars, the way Maven's
+ * {@code annotationProcessorPaths} gives them to a user's {@code javac}: the Shardwise processor's
+ * jar and {@code annotation-processor/target/processor-path.txt} (its dependencies as Maven resolves
+ * them), then {@code benchmarks/target/hibernate-processor-path.txt} (what hibernate-processor adds);
+ * both files are written by {@code package}. With {@code processorpath=shaded} it is this
+ * benchmark's own class path, one shaded jar holding everything.
  *
  * <p>Every run is checked: a full build must succeed (and leave the processors' output behind), and
  * the incremental compilation must fail with {@code [QueryWithoutShardKey]} on the extra file when
@@ -42,8 +47,9 @@ import java.util.stream.Stream;
  * <p>Arguments ({@code key=value}): {@code sizes=200,1000,4000} (query counts, multiples of
  * {@value BuildTimeModel#QUERIES_PER_GROUP}), {@code rounds=5}, {@code work=target/build-time}
  * (sources and class outputs), {@code docs=docs/benchmarks.md} ({@code none} to only print the
- * report). Run: {@code mvn -B -q -pl benchmarks -am package -DskipTests && java -cp
- * benchmarks/target/benchmarks.jar io.shardwise.benchmarks.BuildTimeBenchmark}.
+ * report), {@code processorpath=jars} (or {@code shaded}). Run: {@code mvn -B -q -pl benchmarks
+ * -am package -DskipTests && java -cp benchmarks/target/benchmarks.jar
+ * io.shardwise.benchmarks.BuildTimeBenchmark}.
  */
 public final class BuildTimeBenchmark {
 
@@ -80,10 +86,10 @@ public final class BuildTimeBenchmark {
   /** One javac process: wall and CPU seconds, max RSS in KiB, exit code, what it printed. */
   record Run(double wall, double cpu, long maxRssKiB, int exit, String output) {}
 
-  private record Options(List<Integer> sizes, int rounds, Path work, Path docs) {
+  private record Options(List<Integer> sizes, int rounds, Path work, Path docs, boolean shaded) {
     static Options parse(String[] args) {
-      Map<String, String> values =
-          Workloads.keyValues(args, "sizes=200,1000,4000 rounds=5 work=DIR docs=FILE|none");
+      Map<String, String> values = Workloads.keyValues(args,
+          "sizes=200,1000,4000 rounds=5 work=DIR docs=FILE|none processorpath=jars|shaded");
       List<Integer> sizes = new ArrayList<>();
       for (String size : values.getOrDefault("sizes", "200,1000,4000").split(",")) {
         int queries = Workloads.positive("sizes", Integer.parseInt(size.trim()));
@@ -93,12 +99,18 @@ public final class BuildTimeBenchmark {
       int rounds = Workloads.positive("rounds", Integer.parseInt(values.getOrDefault("rounds", "5")));
       Path work = Path.of(values.getOrDefault("work", "target/build-time")).toAbsolutePath();
       String docs = values.getOrDefault("docs", "docs/benchmarks.md");
-      values.keySet().removeAll(List.of("sizes", "rounds", "work", "docs"));
+      String processorPath = values.getOrDefault("processorpath", "jars");
+      if (!processorPath.equals("jars") && !processorPath.equals("shaded")) {
+        throw new IllegalArgumentException("processorpath=" + processorPath + ": use jars (the"
+            + " processors' dependencies as separate jars, the default) or shaded");
+      }
+      values.keySet().removeAll(List.of("sizes", "rounds", "work", "docs", "processorpath"));
       if (!values.isEmpty()) {
         throw new IllegalArgumentException("Unknown arguments " + values.keySet()
-            + "; known: sizes, rounds, work, docs");
+            + "; known: sizes, rounds, work, docs, processorpath");
       }
-      return new Options(sizes, rounds, work, docs.equals("none") ? null : Path.of(docs));
+      return new Options(sizes, rounds, work, docs.equals("none") ? null : Path.of(docs),
+          processorPath.equals("shaded"));
     }
   }
 
@@ -107,7 +119,8 @@ public final class BuildTimeBenchmark {
 
   private final Options options;
   private final Path javac;
-  private final String processorPath = System.getProperty("java.class.path");
+  private final String ownClassPath = System.getProperty("java.class.path");
+  private final String processorPath;
   private String classPath;
   private final List<Double> loadAverages = new ArrayList<>();
 
@@ -120,6 +133,66 @@ public final class BuildTimeBenchmark {
     if (!Files.isExecutable(GNU_TIME)) {
       throw new IllegalStateException("No GNU time at " + GNU_TIME
           + ": it measures each javac's CPU time and max RSS (Debian: apt-get install time)");
+    }
+    this.processorPath = options.shaded() ? ownClassPath : dependencyJars();
+  }
+
+  /**
+   * The processors and their runtime dependencies as separate jars, from the files the build writes
+   * next to the modules' jars (this benchmark runs from {@code benchmarks/target/benchmarks.jar}).
+   */
+  private String dependencyJars() {
+    Path benchmarkTarget = Path.of(ownClassPath.split(File.pathSeparator)[0]).toAbsolutePath().getParent();
+    Path processorTarget =
+        benchmarkTarget.getParent().resolveSibling("annotation-processor").resolve("target");
+    List<String> jars = new ArrayList<>();
+    try (Stream<Path> files = Files.list(processorTarget)) {
+      files.filter(file -> file.getFileName().toString().matches("shardwise-processor-[^/]*\\.jar")
+              && !file.getFileName().toString().matches(".*-(sources|javadoc|tests)\\.jar"))
+          .forEach(file -> jars.add(file.toString()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("No " + processorTarget + ": package the annotation-processor module", e);
+    }
+    if (jars.size() != 1) {
+      throw new IllegalStateException("Expected one shardwise-processor jar in " + processorTarget
+          + ", found " + jars + ": run mvn -pl benchmarks -am package -DskipTests");
+    }
+    for (Path list : List.of(processorTarget.resolve("processor-path.txt"),
+        benchmarkTarget.resolve("hibernate-processor-path.txt"))) {
+      try {
+        String listed = Files.readString(list, StandardCharsets.UTF_8).strip();
+        for (String jar : listed.split(File.pathSeparator)) {
+          if (!Files.isRegularFile(Path.of(jar))) {
+            throw new IllegalStateException(list + " names " + jar + ", which does not exist");
+          }
+          if (!jars.contains(jar)) {
+            jars.add(jar);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("No " + list + ": run mvn -pl benchmarks -am package"
+            + " -DskipTests, or pass processorpath=shaded", e);
+      }
+    }
+    return String.join(File.pathSeparator, jars);
+  }
+
+  /** The processor path in words, for the report. */
+  private String processorPathDescription() {
+    String[] entries = processorPath.split(File.pathSeparator);
+    long bytes = Arrays.stream(entries).map(Path::of).mapToLong(BuildTimeBenchmark::size).sum();
+    return options.shaded()
+        ? String.format(Locale.ROOT, "this benchmark's one shaded jar (%.0f MiB)", bytes / 1048576.0)
+        : String.format(Locale.ROOT, "the processors' jars and their runtime dependencies, %d"
+            + " separate jars (%.0f MiB), as Maven's `annotationProcessorPaths` gives them",
+            entries.length, bytes / 1048576.0);
+  }
+
+  private static long size(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -250,10 +323,11 @@ public final class BuildTimeBenchmark {
     double maxLoad = loadAverages.stream().mapToDouble(Double::doubleValue).max().orElse(0);
     out.append(String.format(Locale.ROOT, "Run %s: JDK %s, %d cores (shared: other builds ran at"
             + " the same time; 1-minute load average %.1f–%.1f at the rounds' starts), median of"
-            + " %d rounds, configurations in rotating order. Wall and CPU (user + sys) in seconds,"
-            + " max RSS in MiB, each of one `javac` process.%n%n",
+            + " %d rounds, configurations in rotating order. Processor path: %s. Wall and CPU"
+            + " (user + sys) in seconds, max RSS in MiB, each of one `javac` process.%n%n",
         LocalDate.now(), System.getProperty("java.version"),
-        Runtime.getRuntime().availableProcessors(), minLoad, maxLoad, options.rounds()));
+        Runtime.getRuntime().availableProcessors(), minLoad, maxLoad, options.rounds(),
+        processorPathDescription()));
     out.append("| queries | entities | configuration | wall | CPU | max RSS | wall added | ms added per query |\n");
     out.append("|---:|---:|---|---:|---:|---:|---:|---:|\n");
     for (Map.Entry<Integer, Map<Config, List<Run>>> size : fulls.entrySet()) {
@@ -311,7 +385,7 @@ public final class BuildTimeBenchmark {
     Files.createDirectories(jar.getParent());
     java.util.Set<String> copied = new java.util.HashSet<>();
     try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-      for (String entry : processorPath.split(File.pathSeparator)) {
+      for (String entry : ownClassPath.split(File.pathSeparator)) {
         Path path = Path.of(entry);
         if (Files.isDirectory(path)) {
           try (Stream<Path> files = Files.walk(path)) {
@@ -339,7 +413,7 @@ public final class BuildTimeBenchmark {
     }
     for (String api : MODEL_API) {
       if (copied.stream().noneMatch(name -> name.startsWith(api))) {
-        throw new IllegalStateException("No classes under " + api + " on the class path " + processorPath);
+        throw new IllegalStateException("No classes under " + api + " on the class path " + ownClassPath);
       }
     }
     return jar;
