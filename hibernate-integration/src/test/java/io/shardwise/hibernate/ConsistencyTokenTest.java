@@ -18,7 +18,7 @@ import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.Test;
 
 /** What a consistency token is bound to, how long it lives, and when a missing secret is found. */
-@ShardedPostgres(shards = 1)
+@ShardedPostgres(shards = 1, scope = ShardedPostgres.Scope.RUN)
 class ConsistencyTokenTest {
   private static final String SECRET = "0123456789abcdef0123456789abcdef-test-only";
   private static final String NEW_SECRET = "fedcba9876543210fedcba9876543210-rotated";

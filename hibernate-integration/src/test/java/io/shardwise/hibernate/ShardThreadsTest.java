@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * <p>Each shard is a database of its own on one server: the pools, breakers and monitor work are
  * per shard as with a server each, without starting 32 servers.
  */
-@ShardedPostgres(shards = 1)
+@ShardedPostgres(shards = 1, scope = ShardedPostgres.Scope.RUN)
 class ShardThreadsTest {
   private static final int FEW = 8;
   private static final int MANY = 24;

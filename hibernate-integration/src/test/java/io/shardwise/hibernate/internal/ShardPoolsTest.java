@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** A shard's pool replaced (the map gives the primary a new URL) while other threads still use the old one. */
-@ShardedPostgres(shards = 1)
+@ShardedPostgres(shards = 1, scope = ShardedPostgres.Scope.RUN)
 class ShardPoolsTest {
 
   @Test

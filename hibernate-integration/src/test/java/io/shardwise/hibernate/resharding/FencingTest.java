@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * the old owner itself, refreshes its map and writes on the new owner; and a switch that cannot
  * finish within the pause limit is abandoned with writes going on at the source.
  */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class FencingTest {
   static final String DB = "fence_app";
 

@@ -15,7 +15,7 @@ import org.hibernate.SessionFactory;
 import org.junit.jupiter.api.Test;
 
 /** A move carries the {@code @GlobalIndex} lookup rows of its buckets: every lookup still finds its entity. */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class GlobalIndexMoveTest {
   static final String DB = "gidx_app";
 

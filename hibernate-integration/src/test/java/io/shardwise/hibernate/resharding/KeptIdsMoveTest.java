@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * or new, is on the shard its id routes to (proven by the server a session runs on) and new roots
  * land on both shards with ids unique across them.
  */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class KeptIdsMoveTest {
   static final String DB = "kept_ids_move";
   static final int EXISTING = 300;

@@ -31,16 +31,31 @@ final class MoveFixture {
 
   private MoveFixture() {}
 
-  /** Drops and creates {@code database} on every primary of the topology (and the control database on shard 0). */
+  /**
+   * Drops and creates {@code database} on every primary of the topology (and the control database
+   * on shard 0). The resharding tests share one topology ({@code scope = RUN}), each class in
+   * databases of its own, so first every subscription of every database on both primaries is
+   * dropped (a move another class or test left would otherwise stream on into this one), then every
+   * replication slot nobody streams from. A server that another class left stopped or frozen fails
+   * here, by name: such a class needs a topology of its own.
+   */
   static void freshDatabases(PostgresTopology pg, String database) throws SQLException {
+    for (PostgresNode node : pg.nodes()) {
+      if (!node.isRunning() || node.isFrozen()) {
+        throw new IllegalStateException(node.name() + " of the resharding tests' shared topology is "
+            + (node.isRunning() ? "frozen" : "stopped") + ": a test class that stops or freezes a server must use"
+            + " @ShardedPostgres(scope = CLASS), not the shared topology");
+      }
+    }
     for (PostgresNode node : List.of(pg.shard(0).primary(), pg.shard(1).primary())) {
-      // a subscription left by a failed test keeps its database from being dropped
-      if (!strings(node.jdbcUrl(), "SELECT 1 FROM pg_database WHERE datname = '" + database + "'").isEmpty()) {
-        for (String sub : strings(node.jdbcUrl(database), "SELECT subname FROM pg_subscription")) {
-          execute(node.jdbcUrl(database), "ALTER SUBSCRIPTION " + sub + " DISABLE");
-          execute(node.jdbcUrl(database), "ALTER SUBSCRIPTION " + sub + " SET (slot_name = NONE)");
-          execute(node.jdbcUrl(database), "DROP SUBSCRIPTION " + sub);
-        }
+      // a subscription keeps its database from being dropped, and its slot from being freed
+      for (String dbAndSub : strings(node.jdbcUrl(), "SELECT d.datname || ' ' || s.subname FROM pg_subscription s"
+          + " JOIN pg_database d ON d.oid = s.subdbid")) {
+        String url = node.jdbcUrl(dbAndSub.substring(0, dbAndSub.indexOf(' ')));
+        String sub = dbAndSub.substring(dbAndSub.indexOf(' ') + 1);
+        execute(url, "ALTER SUBSCRIPTION " + sub + " DISABLE");
+        execute(url, "ALTER SUBSCRIPTION " + sub + " SET (slot_name = NONE)");
+        execute(url, "DROP SUBSCRIPTION " + sub);
       }
     }
     for (PostgresNode node : List.of(pg.shard(0).primary(), pg.shard(1).primary())) {

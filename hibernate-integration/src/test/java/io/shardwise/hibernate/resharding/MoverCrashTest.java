@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The mover's JVM dies during the copy and during the write switch: cancel or resume leave nothing behind. */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class MoverCrashTest {
   static final String DB = "crash_app";
   static final String TABLES = "merchant:id:long purchase_order:merchant_id:long order_item:merchant_id:long country";

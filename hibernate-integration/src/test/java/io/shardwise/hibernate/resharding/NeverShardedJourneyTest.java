@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * by plain Hibernate, a reference table, a table no entity maps) starts with that database as the
  * only shard and grows to two while orders are written, updated and deleted, and read, all along.
  */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class NeverShardedJourneyTest {
   static final String DB = "journey";
   static final int MERCHANTS = 150;

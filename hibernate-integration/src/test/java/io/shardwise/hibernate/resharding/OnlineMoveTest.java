@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A move of a sixth of the buckets from s0 to s1 under a continuous load of order writes. */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class OnlineMoveTest {
   static final String DB = "move_app";
   static final int MERCHANTS = 200;

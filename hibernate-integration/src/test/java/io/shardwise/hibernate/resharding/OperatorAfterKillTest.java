@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * 10 s by the test's clock: none waits behind what the dead mover left (its staged map change,
  * prepared in the control database, holds the map's rows).
  */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class OperatorAfterKillTest {
   static final String DB = "kill_app";
   static final Duration BOUND = Duration.ofSeconds(10);

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * Rollback after the write switch, under a continuous load: reverse replication returns every write
  * the target accepted to the source, and the rollback hands the buckets back with nothing lost.
  */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class ReverseRollbackTest {
   static final String DB = "reverse_app";
   static final int MERCHANTS = 120;

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * buckets' rows, and every scatter count, sum, group and list must still give the exact answer of
  * one database, at every phase; a shape the per-shard filter cannot make exact is refused.
  */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class ScatterDuringMoveTest {
   static final String DB = "scatter_move_app";
   static final String MOVING = "0-300";

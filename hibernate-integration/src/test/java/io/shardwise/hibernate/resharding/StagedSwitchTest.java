@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * that map. Proven on the new shard's server (its {@code pg_stat_activity}), inside the freeze,
  * where nothing has been routed to it yet.
  */
-@ShardedPostgres(shards = 2)
+@ShardedPostgres(shards = 2, scope = ShardedPostgres.Scope.RUN)
 class StagedSwitchTest {
   static final String DB = "staged_app";
   static final int SOURCE_CONNECTIONS = 3;

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * Hibernate must not have executed a query for them; min, max and order over an enum follow how it
  * is stored; and the deadline still cancels a stuck shard's statement on the server.
  */
-@ShardedPostgres(shards = 3)
+@ShardedPostgres(shards = 3, scope = ShardedPostgres.Scope.RUN)
 class ScatterScalarPartTest {
   private static final String[] SCALAR_QUERIES = {
       "select count(p) from Parcel p",

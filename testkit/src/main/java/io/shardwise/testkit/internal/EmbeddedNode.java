@@ -104,7 +104,7 @@ final class EmbeddedNode extends SqlControlledNode {
       if (!p.isAlive()) {
         throw failure("exited with code " + p.exitValue() + " while starting", logOffset);
       }
-      String status = pidFileStatus(pidFile);
+      String status = pidFileStatus(pidFile, p.pid());
       if ((status.equals("ready") || status.equals("standby")) && canConnect()) {
         return;
       }
@@ -116,10 +116,17 @@ final class EmbeddedNode extends SqlControlledNode {
     }
   }
 
-  private static String pidFileStatus(Path pidFile) {
+  /**
+   * The status line of {@code postmaster.pid} once {@code postmaster} has written it. A killed
+   * server leaves its own file behind, saying "ready": read before the new postmaster replaces it,
+   * it would let a session opened on whatever now listens on the port (another topology's server
+   * that took the port while this one was down) pass for this server being up.
+   */
+  private static String pidFileStatus(Path pidFile, long postmaster) {
     try {
       List<String> lines = Files.readAllLines(pidFile, StandardCharsets.UTF_8);
-      return lines.size() >= 8 ? lines.get(7).trim() : "";
+      boolean written = !lines.isEmpty() && lines.get(0).trim().equals(Long.toString(postmaster));
+      return written && lines.size() >= 8 ? lines.get(7).trim() : "";
     } catch (IOException e) {
       return "";
     }

@@ -30,13 +30,17 @@ public final class ShardedPostgresExtension implements BeforeAllCallback, Parame
   public static PostgresTopology topology(ExtensionContext context) {
     ShardedPostgres config = findConfig(context).orElseThrow(() -> new IllegalStateException(
         context.getDisplayName() + " uses ShardedPostgresExtension without @ShardedPostgres on its class"));
-    String key = key(config);
+    // A store lookup falls back to the parent stores up to the run's root, where the RUN topologies
+    // are kept: without the scope in the key, a CLASS topology would be served a RUN one of the same
+    // shape, and the class's kills and left-over data would land on every class sharing it.
+    String key = config.scope() + " " + key(config);
     if (config.scope() == ShardedPostgres.Scope.RUN) {
       // the run's root store stops it when the run ends
       context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(key, k -> new StartedTopology(shared(config)),
           StartedTopology.class);
       return shared(config);
     }
+    // a @Nested class finds the topology of its enclosing class in the parent store
     return classContext(context).getStore(NAMESPACE)
         .getOrComputeIfAbsent(key, k -> new StartedTopology(start(config)), StartedTopology.class)
         .topology;
