@@ -301,20 +301,29 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
   }
 
   /**
-   * The statements of a part that returns scalars with this execution's values bound, by a
-   * stateless session that never takes a connection (Hibernate's binders want a session: a value's
-   * time zone, an entity parameter's id), closed as soon as they are bound; null when this shape
-   * is read through Hibernate.
+   * The statements of a part that returns scalars with this execution's values bound; when there
+   * are values to bind, by a stateless session that never takes a connection (Hibernate's binders
+   * want a session: a value's time zone, an entity parameter's id), closed as soon as they are
+   * bound. Null when this shape is read through Hibernate.
    */
   private ShardParts.ScalarRead bindScalars(ScalarPartSql scalarSql, Part part, int perShardMax,
       Map<String, Object> keysetParameters, Set<String> shardIds) {
     if (shardIds.isEmpty()) {
       return null;
     }
-    try (org.hibernate.StatelessSession binding = io.shardwise.hibernate.internal.ShardSessions.openForBinding(
-        context.sessionFactory(), shardIds.iterator().next())) {
-      return parts.bindScalars(scalarSql, binding.unwrap(org.hibernate.engine.spi.SharedSessionContractImplementor.class),
-          part, perShardMax, keysetParameters);
+    org.hibernate.StatelessSession[] binding = new org.hibernate.StatelessSession[1];
+    try {
+      return parts.bindScalars(scalarSql, () -> {
+        if (binding[0] == null) {
+          binding[0] = io.shardwise.hibernate.internal.ShardSessions.openForBinding(context.sessionFactory(),
+              shardIds.iterator().next());
+        }
+        return binding[0].unwrap(org.hibernate.engine.spi.SharedSessionContractImplementor.class);
+      }, part, perShardMax, keysetParameters);
+    } finally {
+      if (binding[0] != null) {
+        binding[0].close();
+      }
     }
   }
 

@@ -193,11 +193,12 @@ final class ScalarPartSql {
    * The statement of one execution, its values bound, the same for every shard: the values the
    * caller set ({@code named}, {@code positional}, {@code keyset}: a parameter the shard query does
    * not use is ignored, as a HAVING parameter that only the merge evaluates), turned into JDBC
-   * bindings once by {@code owner} (a session that never needs a connection), and a row limit of
-   * {@code maxRows} (none when -1). Null when this shape must be read through Hibernate.
+   * bindings once by a session from {@code owner} (one that never needs a connection; asked for
+   * only when the statement has something to bind), and a row limit of {@code maxRows} (none when
+   * -1). Null when this shape must be read through Hibernate.
    */
-  Bound bind(SharedSessionContractImplementor owner, Map<String, Object> named, Map<Integer, Object> positional,
-      Map<String, Object> keyset, int maxRows) {
+  Bound bind(java.util.function.Supplier<SharedSessionContractImplementor> owner, Map<String, Object> named,
+      Map<Integer, Object> positional, Map<String, Object> keyset, int maxRows) {
     QueryParameterBindings bindings = parameters.createBindings(factory);
     parameters.visitParameters(parameter -> bind(bindings, parameter, named, positional, keyset));
     bindings.validate();
@@ -212,16 +213,20 @@ final class ScalarPartSql {
     if (translation == VALUE_DEPENDENT) {
       return null;
     }
+    JdbcSelect jdbc = translation.jdbc();
+    if (jdbc.getParameterBinders().isEmpty()) {
+      return new Bound(jdbc.getSqlString(), new JdbcParameterBinder[0], null, null); // nothing to bind: no session
+    }
+    SharedSessionContractImplementor session = owner.get();
     JdbcParameterBindings jdbcBindings = SqmUtil.createJdbcParameterBindings(bindings, translation.parameterXref(),
-        translation.jdbcParameters(), translation.parameterTypes(), owner);
+        translation.jdbcParameters(), translation.parameterTypes(), session);
     QueryOptions queryOptions = maxRows >= 0 ? new RowLimit(maxRows) : QueryOptions.NONE;
-    BaseExecutionContext execution = new BaseExecutionContext(owner) {
+    BaseExecutionContext execution = new BaseExecutionContext(session) {
       @Override
       public QueryOptions getQueryOptions() {
         return queryOptions;
       }
     };
-    JdbcSelect jdbc = translation.jdbc();
     return new Bound(jdbc.getSqlString(), jdbc.getParameterBinders().toArray(JdbcParameterBinder[]::new), jdbcBindings,
         execution);
   }

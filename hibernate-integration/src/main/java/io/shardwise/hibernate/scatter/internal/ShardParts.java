@@ -183,11 +183,12 @@ final class ShardParts {
   record ScalarRead(ScalarPartSql.Bound first, ScalarPartSql.Bound cursor) {}
 
   /**
-   * The statements of a part that returns scalars ({@code sql}), the query's values bound by
-   * {@code owner}, a session that needs no connection; null when this execution's shape must be
+   * The statements of a part that returns scalars ({@code sql}), the query's values bound by a
+   * session from {@code owner} that needs no connection; null when this execution's shape must be
    * read through Hibernate.
    */
-  ScalarRead bindScalars(ScalarPartSql sql, org.hibernate.engine.spi.SharedSessionContractImplementor owner, Part part,
+  ScalarRead bindScalars(ScalarPartSql sql,
+      java.util.function.Supplier<org.hibernate.engine.spi.SharedSessionContractImplementor> owner, Part part,
       int perShardMax, Map<String, Object> keysetParameters) {
     return QueryGuard.bypass(() -> {
       ScalarPartSql.Bound first = sql.bind(owner, named, positional, keysetParameters, firstAsked(part, perShardMax));
