@@ -14,6 +14,7 @@ import io.shardwise.hibernate.readwrite.internal.ReadYourWritesPins;
 import io.shardwise.hibernate.readwrite.internal.ReadYourWritesTracking;
 import io.shardwise.hibernate.resharding.BucketMovedException;
 import io.shardwise.hibernate.routing.internal.Router;
+import io.shardwise.hibernate.spi.ShardwiseConnectionProvider;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.function.Consumer;
@@ -263,6 +264,90 @@ public final class ShardRoute {
     }
     return readOnly ? retriedOffAFailedReplica(ms -> sessionOnce(work, true, ms))
         : sessionOnce(work, true, deadlineMs);
+  }
+
+  /** Work on one JDBC connection of a shard. */
+  @FunctionalInterface
+  interface ConnectionWork<R> {
+    R apply(java.sql.Connection connection) throws java.sql.SQLException;
+  }
+
+  /**
+   * Runs {@code work} on the connection a read-only session on this shard would get from
+   * {@code provider} (a healthy replica, else the primary; the breakers, lag policy, schema gate and
+   * checkout timeout all apply), with no Hibernate session around it, and hands the connection back
+   * when {@code work} returns or throws. Retried once off a replica that failed under it and hedged
+   * as {@link #fromSession} is; a failure leaves as the same exception a session's unit of work
+   * would throw (the driver's through Hibernate's {@code SqlExceptionHelper}, then
+   * {@link ShardFailures}). For a read-only route without a consistency scope or deadline (a scatter
+   * part that returns scalars): its work sends only the statements Shardwise built, which read.
+   */
+  <R> R fromReadOnlyConnection(ShardwiseConnectionProvider provider, ConnectionWork<R> work) {
+    if (!readOnly || scope != null || deadlineMs != 0) {
+      throw new IllegalStateException("fromReadOnlyConnection is for scatter parts: a read-only route without a"
+          + " consistency scope or a unit-of-work deadline; this is " + this);
+    }
+    return readOnlyUnit(ms -> connectionOnce(provider, work));
+  }
+
+  /** One attempt of {@link #fromReadOnlyConnection}. */
+  private <R> R connectionOnce(ShardwiseConnectionProvider provider, ConnectionWork<R> work) {
+    String shard = readShardId;
+    ShardwiseObservations.Observed observed = observations == null ? null : observations.session(kind, shard, true);
+    try {
+      metrics.sessionOpened(kind, shard); // counted as the session it stands in for would be
+      java.sql.Connection connection;
+      try {
+        connection = provider.getReadOnlyConnection(shard);
+      } catch (RuntimeException e) {
+        throw translated(e, shard);
+      }
+      R result;
+      try {
+        result = work.apply(connection);
+      } catch (java.sql.SQLException e) {
+        RuntimeException thrown = translated(converted(e, "Error executing work"), shard);
+        releaseAfter(provider, shard, connection, thrown);
+        throw thrown;
+      } catch (RuntimeException e) {
+        RuntimeException thrown = translated(e, shard);
+        releaseAfter(provider, shard, connection, thrown);
+        throw thrown;
+      } catch (Error e) {
+        releaseAfter(provider, shard, connection, e);
+        throw e;
+      }
+      try {
+        provider.releaseReadOnlyConnection(shard, connection);
+      } catch (java.sql.SQLException e) {
+        throw translated(converted(e, "Unable to release JDBC Connection"), shard);
+      }
+      return result;
+    } catch (RuntimeException | Error e) {
+      if (observed != null) {
+        observed.error(e);
+      }
+      throw e;
+    } finally {
+      if (observed != null) {
+        observed.stop();
+      }
+    }
+  }
+
+  /** The driver's exception as Hibernate's own session would have thrown it (a {@code JDBCException} subtype). */
+  private RuntimeException converted(java.sql.SQLException e, String message) {
+    return sessionFactory.unwrap(org.hibernate.engine.spi.SessionFactoryImplementor.class).getJdbcServices()
+        .getSqlExceptionHelper().convert(e, message);
+  }
+
+  private static void releaseAfter(ShardwiseConnectionProvider provider, String shard, java.sql.Connection connection,
+      Throwable failure) {
+    try {
+      provider.releaseReadOnlyConnection(shard, connection);
+    } catch (java.sql.SQLException | RuntimeException releaseFailure) {
+      failure.addSuppressed(releaseFailure);
+    }
   }
 
   /** Runs {@code work} in a transaction on this shard: committed if it returns, rolled back if it throws. */

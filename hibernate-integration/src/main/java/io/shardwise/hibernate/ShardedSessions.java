@@ -51,6 +51,8 @@ import org.hibernate.engine.spi.SessionFactoryImplementor;
 public final class ShardedSessions {
   private final SessionFactory sessionFactory;
   private final ShardwiseComponents components;
+  /** Where a session's connections come from; a scatter part that returns scalars takes its own there, sessionless. */
+  private final ShardwiseConnectionProvider provider;
   private final Router router;
   private final ShardwiseMetrics metrics;
   /** Null when tracing is off. */
@@ -64,8 +66,10 @@ public final class ShardedSessions {
   private final java.util.concurrent.ConcurrentHashMap<String, ShardRoute> keyRoutes =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  private ShardedSessions(SessionFactory sessionFactory, ShardwiseComponents components) {
+  private ShardedSessions(SessionFactory sessionFactory, ShardwiseConnectionProvider provider,
+      ShardwiseComponents components) {
     this.sessionFactory = sessionFactory;
+    this.provider = provider;
     this.components = components;
     this.router = components.router();
     this.metrics = components.metrics();
@@ -86,7 +90,7 @@ public final class ShardedSessions {
           + " hibernate.multi_tenant_connection_provider is " + (provider == null ? "not set" : provider.getClass().getName())
           + ". Build it with Shardwise.configure() or set that property to " + ShardwiseConnectionProvider.class.getName());
     }
-    return new ShardedSessions(sessionFactory, shardwise.unwrap(ShardwiseComponents.class));
+    return new ShardedSessions(sessionFactory, shardwise, shardwise.unwrap(ShardwiseComponents.class));
   }
 
   /** The same for a JPA {@code EntityManagerFactory} (Hibernate's). */
@@ -251,9 +255,18 @@ public final class ShardedSessions {
    */
   public ScatterQueries scatter(Session session) {
     return new ParallelScatterQueries(new ScatterContext(sessionFactory, components::scatterPlacement, this::shardIds,
-        components::scatterExecutor, this::readForScatter, components.config().scatter(), router::checkedMap,
+        components::scatterExecutor, this::readForScatter, this::readOnConnectionForScatter,
+        components.config().scatter(), router::checkedMap,
         type -> components.model().byClass(type), metrics, observations, session, components.scatterPlans(),
-        this::openForScatter, shardId -> components.config().timeouts(shardId, false).connectionTimeoutMs()));
+        this::openForScatter, shardId -> components.config().timeouts(shardId, false).connectionTimeoutMs(),
+        this::serverStatementTimeoutMs));
+  }
+
+  /** The longest server-side statement_timeout of a shard's pools (primary and replicas); 0 when one has none. */
+  private long serverStatementTimeoutMs(String shardId) {
+    long primary = components.config().timeouts(shardId, false).statementTimeoutMs();
+    long replica = components.config().timeouts(shardId, true).statementTimeoutMs();
+    return primary == 0 || replica == 0 ? 0 : Math.max(primary, replica);
   }
 
   /**
@@ -297,12 +310,22 @@ public final class ShardedSessions {
   private java.util.List<Object[]> readForScatter(String shardId, boolean inTransaction,
       ShardwiseObservations.Observed scatter,
       java.util.function.Function<org.hibernate.Session, java.util.List<Object[]>> work) {
+    return scatterPart(shardId, scatter, route -> inTransaction ? route.fromTransaction(work) : route.fromSession(work));
+  }
+
+  /** The same, on a read-only connection of the shard with no Hibernate session (a part that returns scalars). */
+  private java.util.List<Object[]> readOnConnectionForScatter(String shardId, ShardwiseObservations.Observed scatter,
+      io.shardwise.hibernate.scatter.internal.ScatterContext.PartOnConnection work) {
+    return scatterPart(shardId, scatter, route -> route.fromReadOnlyConnection(provider, work::read));
+  }
+
+  private java.util.List<Object[]> scatterPart(String shardId, ShardwiseObservations.Observed scatter,
+      java.util.function.Function<ShardRoute, java.util.List<Object[]>> part) {
     long started = System.nanoTime();
     boolean failed = true;
     ShardwiseObservations.Observed observed = scatter == null ? null : observations.scatterShard(scatter, shardId);
     try {
-      ShardRoute route = route(shardId, SessionKind.SCATTER).readOnly();
-      java.util.List<Object[]> rows = inTransaction ? route.fromTransaction(work) : route.fromSession(work);
+      java.util.List<Object[]> rows = part.apply(route(shardId, SessionKind.SCATTER).readOnly());
       failed = false;
       return rows;
     } catch (RuntimeException | Error e) {

@@ -163,6 +163,23 @@ public final class ShardSessions {
     return session;
   }
 
+  /**
+   * A read-only stateless session on {@code shardId} for work that needs a session but runs no SQL
+   * on it (binding a statement's values): it would acquire a connection only at its first statement.
+   * The caller closes it.
+   */
+  public static StatelessSession openForBinding(SessionFactory sessionFactory, String shardId) {
+    String[] opening = OPENING.get();
+    String outer = opening[0];
+    opening[0] = shardId;
+    try {
+      return sessionFactory.withStatelessOptions().tenantIdentifier((Object) shardId).readOnly(true)
+          .openStatelessSession();
+    } finally {
+      opening[0] = outer;
+    }
+  }
+
   /** The shard of a session {@link #open} is opening on this thread, else null. */
   public static String opening() {
     return OPENING.get()[0];

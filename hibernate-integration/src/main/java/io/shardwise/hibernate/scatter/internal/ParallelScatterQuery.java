@@ -217,6 +217,9 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
             shardHql);
     // a lazily merged top-N saves materialising entities the merge does not take: scalars cost nothing to read
     boolean lazy = scalarSql == null && mergedLazily(plan, part, joinedShard, perShardMax);
+    // bound once for every shard, each of which then runs it on a pooled connection with no session around it
+    ShardParts.ScalarRead scalarRead = scalarSql == null || context.connectionReader() == null ? null
+        : bindScalars(scalarSql, part, perShardMax, keysetParameters, shardIds);
     Map<String, Callable<List<Object[]>>> tasks = new LinkedHashMap<>();
     Map<String, Callable<OpenPart>> openTasks = new LinkedHashMap<>();
     OpenParts open = lazy ? new OpenParts() : null;
@@ -231,7 +234,7 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
         ScatterContext.ShardReader reader = joined ? parts::readInJoinedTransaction : context.reader();
         // the joined part runs inside the caller's transaction: the server's statement_timeout, put back after it
         Part partHere = joined ? Part.CURSOR : part;
-        ScalarPartSql scalarOfShard = joined || bucketFilter != null ? null : scalarSql;
+        ShardParts.ScalarRead scalarOfShard = joined || bucketFilter != null ? null : scalarRead;
         tasks.put(shardId, () -> parts.runOnShard(reader, shardId, observed, hqlOfShard, keysetParameters, perShardMax,
             partHere, deadlineNanos, budget, scalarOfShard));
       }
@@ -295,6 +298,33 @@ public final class ParallelScatterQuery<T> implements ScatterQuery<T> {
 
   private static <K, V> Map<K, V> readOnly(Map<K, V> map) {
     return map.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(map);
+  }
+
+  /**
+   * The statements of a part that returns scalars with this execution's values bound; when there
+   * are values to bind, by a stateless session that never takes a connection (Hibernate's binders
+   * want a session: a value's time zone, an entity parameter's id), closed as soon as they are
+   * bound. Null when this shape is read through Hibernate.
+   */
+  private ShardParts.ScalarRead bindScalars(ScalarPartSql scalarSql, Part part, int perShardMax,
+      Map<String, Object> keysetParameters, Set<String> shardIds) {
+    if (shardIds.isEmpty()) {
+      return null;
+    }
+    org.hibernate.StatelessSession[] binding = new org.hibernate.StatelessSession[1];
+    try {
+      return parts.bindScalars(scalarSql, () -> {
+        if (binding[0] == null) {
+          binding[0] = io.shardwise.hibernate.internal.ShardSessions.openForBinding(context.sessionFactory(),
+              shardIds.iterator().next());
+        }
+        return binding[0].unwrap(org.hibernate.engine.spi.SharedSessionContractImplementor.class);
+      }, part, perShardMax, keysetParameters);
+    } finally {
+      if (binding[0] != null) {
+        binding[0].close();
+      }
+    }
   }
 
   /**

@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.hibernate.Session;
 import org.hibernate.engine.spi.LoadQueryInfluencers;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
@@ -60,9 +59,11 @@ import org.hibernate.type.descriptor.WrapperOptions;
  * <p>Not for a shard query that selects an entity, an embeddable or any multi-column value, nor
  * when the factory defines filters or inspects statements: {@link #compile} answers null and the
  * part is read through Hibernate. A shape whose SQL would depend on the bound values themselves
- * (not only on their number) is read through Hibernate too ({@link #read} answers null). The text
- * of a shape is the same for every shard and execution, so pgjdbc's per-connection statement cache
- * prepares it on the server once per pooled connection.
+ * (not only on their number) is read through Hibernate too ({@link #bind} answers null). An
+ * execution is translated and bound once ({@link #bind}), then run on every shard's connection,
+ * outside any Hibernate session ({@link Bound#read}). The text of a shape is the same for every
+ * shard and execution, so pgjdbc's per-connection statement cache prepares it on the server once
+ * per pooled connection.
  */
 final class ScalarPartSql {
   static final int MAX_SHAPES = 64;
@@ -189,21 +190,22 @@ final class ScalarPartSql {
   }
 
   /**
-   * Runs the statement on {@code connection} with the values the caller set ({@code named},
-   * {@code positional}, {@code keyset}: a parameter the shard query does not use is ignored, as
-   * a HAVING parameter that only the merge evaluates) and reads up to {@code maxRows} rows (all
-   * when -1), or answers null when this shape must be read through Hibernate. The connection's
-   * deadline (its query timeout) applies as to any of its statements.
+   * The statement of one execution, its values bound, the same for every shard: the values the
+   * caller set ({@code named}, {@code positional}, {@code keyset}: a parameter the shard query does
+   * not use is ignored, as a HAVING parameter that only the merge evaluates), turned into JDBC
+   * bindings once by a session from {@code owner} (one that never needs a connection; asked for
+   * only when the statement has something to bind), and a row limit of {@code maxRows} (none when
+   * -1). Null when this shape must be read through Hibernate.
    */
-  List<Object[]> read(Session session, Connection connection, Map<String, Object> named,
-      Map<Integer, Object> positional, Map<String, Object> keyset, int maxRows) throws SQLException {
+  Bound bind(java.util.function.Supplier<SharedSessionContractImplementor> owner, Map<String, Object> named,
+      Map<Integer, Object> positional, Map<String, Object> keyset, int maxRows) {
     QueryParameterBindings bindings = parameters.createBindings(factory);
     parameters.visitParameters(parameter -> bind(bindings, parameter, named, positional, keyset));
     bindings.validate();
     List<Integer> shape = shapeOf(maxRows, bindings);
     Translation translation = translations.get(shape);
     if (translation == null) {
-      translation = QueryGuard.bypass(() -> translate(bindings, maxRows >= 0));
+      translation = translate(bindings, maxRows >= 0);
       if (translations.size() < MAX_SHAPES) {
         translations.putIfAbsent(shape, translation); // past that, lists of ever new lengths are translated each time
       }
@@ -211,35 +213,84 @@ final class ScalarPartSql {
     if (translation == VALUE_DEPENDENT) {
       return null;
     }
-    SharedSessionContractImplementor owner = session.unwrap(SharedSessionContractImplementor.class);
+    JdbcSelect jdbc = translation.jdbc();
+    if (jdbc.getParameterBinders().isEmpty()) {
+      return new Bound(jdbc.getSqlString(), new JdbcParameterBinder[0], null, null); // nothing to bind: no session
+    }
+    SharedSessionContractImplementor session = owner.get();
     JdbcParameterBindings jdbcBindings = SqmUtil.createJdbcParameterBindings(bindings, translation.parameterXref(),
-        translation.jdbcParameters(), translation.parameterTypes(), owner);
+        translation.jdbcParameters(), translation.parameterTypes(), session);
     QueryOptions queryOptions = maxRows >= 0 ? new RowLimit(maxRows) : QueryOptions.NONE;
-    BaseExecutionContext execution = new BaseExecutionContext(owner) {
+    BaseExecutionContext execution = new BaseExecutionContext(session) {
       @Override
       public QueryOptions getQueryOptions() {
         return queryOptions;
       }
     };
-    JdbcSelect jdbc = translation.jdbc();
-    try (PreparedStatement statement = connection.prepareStatement(jdbc.getSqlString())) {
-      int position = 1;
-      for (JdbcParameterBinder binder : jdbc.getParameterBinders()) {
-        binder.bindParameterValue(statement, position++, jdbcBindings, execution);
-      }
-      try (ResultSet rs = statement.executeQuery()) {
-        List<Object[]> rows = new ArrayList<>();
-        int width = columns.length;
-        while (rs.next()) {
-          Object[] row = new Object[width];
-          for (int i = 0; i < width; i++) {
-            JdbcMapping column = columns[i];
-            ValueExtractor<?> extractor = column.getJdbcValueExtractor();
-            row[i] = column.convertToDomainValue(extractor.extract(rs, i + 1, options));
+    return new Bound(jdbc.getSqlString(), jdbc.getParameterBinders().toArray(JdbcParameterBinder[]::new), jdbcBindings,
+        execution);
+  }
+
+  /**
+   * One execution's statement with its values, run on any shard's connection: read-only once
+   * built, so the fan-out's threads share it. The connection's deadline (its query timeout) applies
+   * as to any of its statements.
+   */
+  final class Bound {
+    private final String sql;
+    private final JdbcParameterBinder[] binders;
+    private final JdbcParameterBindings bindings;
+    private final BaseExecutionContext execution;
+
+    private Bound(String sql, JdbcParameterBinder[] binders, JdbcParameterBindings bindings,
+        BaseExecutionContext execution) {
+      this.sql = sql;
+      this.binders = binders;
+      this.bindings = bindings;
+      this.execution = execution;
+    }
+
+    /**
+     * The rows on {@code connection}: all at once, or, with a positive {@code fetchSize} (in a
+     * transaction), through a cursor that fetches that many at a time, {@code eachRow} told of every
+     * row as it arrives (it may throw to stop the read).
+     */
+    List<Object[]> read(Connection connection, int fetchSize, Runnable eachRow) throws SQLException {
+      try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        // a scatter part pins no shard: the binders' check of key values against a session's shard stands aside
+        SQLException bindFailure = QueryGuard.bypass(() -> {
+          try {
+            for (int i = 0; i < binders.length; i++) {
+              binders[i].bindParameterValue(statement, i + 1, bindings, execution);
+            }
+            return null;
+          } catch (SQLException e) {
+            return e;
           }
-          rows.add(row);
+        });
+        if (bindFailure != null) {
+          throw bindFailure;
         }
-        return rows;
+        if (fetchSize > 0) {
+          statement.setFetchSize(fetchSize);
+        }
+        try (ResultSet rs = statement.executeQuery()) {
+          List<Object[]> rows = new ArrayList<>();
+          int width = columns.length;
+          while (rs.next()) {
+            if (eachRow != null) {
+              eachRow.run();
+            }
+            Object[] row = new Object[width];
+            for (int i = 0; i < width; i++) {
+              JdbcMapping column = columns[i];
+              ValueExtractor<?> extractor = column.getJdbcValueExtractor();
+              row[i] = column.convertToDomainValue(extractor.extract(rs, i + 1, options));
+            }
+            rows.add(row);
+          }
+          return rows;
+        }
       }
     }
   }

@@ -21,6 +21,8 @@ import org.hibernate.SessionFactory;
  * @param shardIds the shards of the current shard map
  * @param executor the fan-out pool, started on first use
  * @param reader runs one shard's part in a read-only session on that shard, in a transaction or not
+ * @param connectionReader runs one shard's part on a read-only connection of that shard, with no
+ *     Hibernate session (a part that returns scalars only)
  * @param settings {@code shardwise.scatter.*}: the row cap and the cursor's fetch size
  * @param map the current shard map: while buckets move, which shard serves the reads of each
  * @param entity what Shardwise knows of an entity class (its shard key), or null
@@ -32,12 +34,17 @@ import org.hibernate.SessionFactory;
  * @param opener runs one shard's part of a lazily merged top-N and hands its session back open
  * @param checkoutTimeoutMs how long a shard's primary pool may make a checkout wait: the calling
  *     thread runs a part itself only when that cannot outlast the deadline
+ * @param serverStatementTimeoutMs for a shard, the longest server-side {@code statement_timeout} of
+ *     the pools of its primary and replicas, 0 when one of them has none: a part whose deadline is
+ *     further away needs no cancel timer of its own, the server ends its statement first
  */
 public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, String> placement,
     Supplier<Set<String>> shardIds, Supplier<ScatterExecutor> executor, ShardReader reader,
+    ConnectionReader connectionReader,
     ShardwiseConfig.Scatter settings, Supplier<ShardMap> map, Function<Class<?>, ShardedEntity> entity,
     ShardwiseMetrics metrics, ShardwiseObservations observations, Session joined, ScatterPlans plans,
-    ShardOpener opener, java.util.function.ToLongFunction<String> checkoutTimeoutMs) {
+    ShardOpener opener, java.util.function.ToLongFunction<String> checkoutTimeoutMs,
+    java.util.function.ToLongFunction<String> serverStatementTimeoutMs) {
 
   /**
    * Runs {@code work} in a read-only session on one shard, in a transaction or statement by
@@ -59,5 +66,23 @@ public record ScatterContext(SessionFactory sessionFactory, Function<Class<?>, S
   public interface ShardOpener {
     OpenPart open(String shardId, ShardwiseObservations.Observed scatter,
         Function<Session, org.hibernate.ScrollableResults<Object[]>> work);
+  }
+
+  /**
+   * Runs {@code work} on a read-only connection of one shard — the connection a read-only session
+   * on it would get: a healthy replica, else the primary, retried once off a replica that failed
+   * under it — with no Hibernate session, as a child of the query's observation {@code scatter}
+   * (null when tracing is off); the connection goes back to its pool when {@code work} returns or
+   * throws, and a failure leaves as the same Shardwise exception a session's part throws.
+   */
+  @FunctionalInterface
+  public interface ConnectionReader {
+    List<Object[]> read(String shardId, ShardwiseObservations.Observed scatter, PartOnConnection work);
+  }
+
+  /** One shard's part, read on a plain JDBC connection. */
+  @FunctionalInterface
+  public interface PartOnConnection {
+    List<Object[]> read(java.sql.Connection connection) throws java.sql.SQLException;
   }
 }

@@ -150,26 +150,21 @@ final class ShardParts {
    */
   List<Object[]> runOnShard(ScatterContext.ShardReader reader, String shardId,
       ShardwiseObservations.Observed scatter, String shardHql, Map<String, Object> keysetParameters, int perShardMax,
-      Part part, long deadlineNanos, RowBudget budget, ScalarPartSql scalarSql) {
+      Part part, long deadlineNanos, RowBudget budget, ScalarRead scalar) {
+    if (scalar != null) {
+      return context.connectionReader().read(shardId, scatter,
+          c -> readScalars(c, shardId, scalar, part, perShardMax, deadlineNanos, budget));
+    }
     return reader.read(shardId, part == Part.CURSOR, scatter, session -> {
       boundByDeadline(session, shardId, deadlineNanos, part);
       return QueryGuard.bypass(() -> {
         if (part == Part.CURSOR) {
           return readThroughCursor(session, shardId, shardHql, keysetParameters, perShardMax, budget);
         }
-        int fetchSize = context.settings().fetchSize();
-        // ONE_STATEMENT: perShardMax (<= fetchSize) or one row per shard; else one row past a fetch
-        int asked = part == Part.ONE_STATEMENT ? perShardMax
-            : perShardMax >= 0 ? Math.min(perShardMax, fetchSize + 1) : fetchSize + 1;
-        List<Object[]> rows = scalarSql == null ? null
-            : session.doReturningWork(c -> scalarSql.read(session, c, named, positional, keysetParameters, asked));
-        if (rows == null) {
-          rows = shardQuery(session, shardHql, keysetParameters, asked).getResultList();
-        }
-        if (part == Part.ONE_STATEMENT || rows.size() <= fetchSize || rows.size() == perShardMax) {
-          for (int i = 0; i < rows.size(); i++) {
-            budget.takeOne(shardId);
-          }
+        List<Object[]> rows = shardQuery(session, shardHql, keysetParameters, firstAsked(part, perShardMax))
+            .getResultList();
+        if (fitsFirstRead(part, rows.size(), perShardMax)) {
+          countAll(rows, shardId, budget);
           return rows;
         }
         // more than a fetch: the rows are read again through a cursor, so that they are counted as they
@@ -181,13 +176,111 @@ final class ShardParts {
   }
 
   /**
+   * What a part that returns scalars runs on every shard, bound once for the query: its first read,
+   * and for a {@link Part#FIRST_FETCH_THEN_CURSOR} part the cursor's, which asks for a different
+   * number of rows.
+   */
+  record ScalarRead(ScalarPartSql.Bound first, ScalarPartSql.Bound cursor) {}
+
+  /**
+   * The statements of a part that returns scalars ({@code sql}), the query's values bound by a
+   * session from {@code owner} that needs no connection; null when this execution's shape must be
+   * read through Hibernate.
+   */
+  ScalarRead bindScalars(ScalarPartSql sql,
+      java.util.function.Supplier<org.hibernate.engine.spi.SharedSessionContractImplementor> owner, Part part,
+      int perShardMax, Map<String, Object> keysetParameters) {
+    return QueryGuard.bypass(() -> {
+      ScalarPartSql.Bound first = sql.bind(owner, named, positional, keysetParameters, firstAsked(part, perShardMax));
+      if (first == null || part != Part.FIRST_FETCH_THEN_CURSOR) {
+        return first == null ? null : new ScalarRead(first, null);
+      }
+      ScalarPartSql.Bound cursor = sql.bind(owner, named, positional, keysetParameters, perShardMax);
+      return cursor == null ? null : new ScalarRead(first, cursor);
+    });
+  }
+
+  /**
+   * A part that returns scalars, on a read-only connection with no session around it: the deadline
+   * goes with the statement (the driver's query timeout cancels it on the server, the socket timeout
+   * follows the time left), so the part costs one round trip; when its rows may outnumber a fetch,
+   * they are read again through a cursor in a read-only transaction under the server's
+   * statement_timeout, as {@link #readInReadOnlyTransaction} does for a session's part.
+   */
+  private List<Object[]> readScalars(java.sql.Connection c, String shardId, ScalarRead scalar, Part part,
+      int perShardMax, long deadlineNanos, RowBudget budget) throws java.sql.SQLException {
+    long leftMs = timeLeftMs(shardId, deadlineNanos);
+    c.setNetworkTimeout(Runnable::run, socketTimeoutMs(leftMs));
+    cancelStatementsAt(c, shardId, deadlineNanos, leftMs);
+    List<Object[]> rows = scalar.first().read(c, 0, null);
+    if (fitsFirstRead(part, rows.size(), perShardMax)) {
+      countAll(rows, shardId, budget);
+      return rows;
+    }
+    c.setAutoCommit(false);
+    try {
+      setStatementTimeout(c, timeLeftMs(shardId, deadlineNanos));
+      rows = scalar.cursor().read(c, context.settings().fetchSize(), () -> budget.takeOne(shardId));
+      c.commit();
+      return rows;
+    } catch (java.sql.SQLException | RuntimeException | Error e) {
+      try {
+        c.rollback();
+      } catch (java.sql.SQLException | RuntimeException rollbackFailure) {
+        e.addSuppressed(rollbackFailure);
+      }
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  /**
+   * How many rows a part's first read asks for: {@link Part#ONE_STATEMENT}, {@code perShardMax}
+   * (at most a fetch, or -1 for the one row of an aggregate); else one row past a fetch.
+   */
+  private int firstAsked(Part part, int perShardMax) {
+    int fetchSize = context.settings().fetchSize();
+    return part == Part.ONE_STATEMENT ? perShardMax
+        : perShardMax >= 0 ? Math.min(perShardMax, fetchSize + 1) : fetchSize + 1;
+  }
+
+  /** Whether the first read's {@code rows} rows are the whole part, so that no cursor must read them again. */
+  private boolean fitsFirstRead(Part part, int rows, int perShardMax) {
+    return part == Part.ONE_STATEMENT || rows <= context.settings().fetchSize() || rows == perShardMax;
+  }
+
+  private static void countAll(List<Object[]> rows, String shardId, RowBudget budget) {
+    for (int i = 0; i < rows.size(); i++) {
+      budget.takeOne(shardId);
+    }
+  }
+
+  /**
+   * Has the driver cancel the connection's statements at the deadline, unless the server's own
+   * {@code statement_timeout} ends them sooner anyway (the default: 10 s against a 30 s deadline):
+   * then the driver's cancel timer — a task scheduled on its timer thread and cancelled again for
+   * every statement — would never fire.
+   */
+  private void cancelStatementsAt(java.sql.Connection c, String shardId, long deadlineNanos, long leftMs) {
+    long serverMs = context.serverStatementTimeoutMs().applyAsLong(shardId);
+    if (serverMs == 0 || serverMs > leftMs) {
+      ShardConnection.cancelStatementsAt(c, deadlineNanos);
+    }
+  }
+
+  private static int socketTimeoutMs(long leftMs) {
+    return (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS);
+  }
+
+  /**
    * The server cancels the part's statements at the deadline — a late shard stops working, not just
    * being waited for — and no read waits on the socket longer than the time left and a grace.
    */
   static void boundByDeadline(Session session, String shardId, long deadlineNanos, Part part) {
     long leftMs = timeLeftMs(shardId, deadlineNanos);
     session.doWork(c -> {
-      c.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMs + SOCKET_GRACE_MS));
+      c.setNetworkTimeout(Runnable::run, socketTimeoutMs(leftMs));
       if (part == Part.CURSOR) {
         setStatementTimeout(c, leftMs);
       } else {
