@@ -14,6 +14,7 @@ import io.shardwise.hibernate.transaction.TransactionInDoubtException;
 import io.shardwise.hibernate.transaction.internal.CoordinatorCrash;
 import io.shardwise.hibernate.transaction.internal.CrossShardService;
 import io.shardwise.hibernate.transaction.internal.FaultInjector.Point;
+import io.shardwise.hibernate.transaction.internal.TwoPhaseCommit;
 import io.shardwise.testkit.PostgresNode;
 import io.shardwise.testkit.PostgresTopology;
 import io.shardwise.testkit.junit.ShardedPostgres;
@@ -102,6 +103,29 @@ class TwoPhaseCommitTest {
     assertTrue(e.getMessage().contains("insufficient funds"), e.getMessage());
     assertEquals(Map.of(), BankFixture.legsByTransfer(pg));
     assertEquals(ACCOUNTS * INITIAL, BankFixture.total(pg));
+  }
+
+  @Test
+  void recoveryRightAfterTheServersEndedEveryConnectionFinishesItsPassOnNewOnes() throws Exception {
+    CrossShardService service = BankFixture.service(sf);
+    service.faultInjector(crashAt(Point.AFTER_DECISION));
+    assertThrows(CoordinatorCrash.class, () -> BankFixture.transfer(shards, "t1", a, b, 100));
+    service.faultInjector(null);
+    // every pooled connection, the control database's and the shards', was used a moment ago: the
+    // pools hand them out unchecked, though their servers have ended them
+    for (PostgresNode node : pg.nodes()) {
+      try (Connection c = node.dataSource().getConnection(); Statement s = c.createStatement()) {
+        s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            + " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'");
+      }
+    }
+
+    TwoPhaseCommit.RecoveryResult pass = service.recoverNow();
+
+    assertEquals(List.of(), pass.unreachableShards(), "no shard is reported unreachable for a connection it ended");
+    assertEquals(1, pass.committed(), "the decided transfer is committed on its prepared shard in this pass");
+    assertEquals(List.of(), BankFixture.preparedTransactions(pg));
+    assertEquals(Map.of("t1", 2), BankFixture.legsByTransfer(pg));
   }
 
   @Test

@@ -290,6 +290,11 @@ public final class ShardPools implements PrimaryConnections, AutoCloseable {
     return c;
   }
 
+  /** Drops the idle connections to the primary of {@code shardId} in the current shard map. */
+  public void evictIdlePrimary(String shardId) {
+    evictIdle(current(maps.get(), shardId));
+  }
+
   /** Drops the idle connections of {@code pool}: the breaker's server was found silent. */
   public static void evictIdle(RetiringPool pool) {
     HikariPoolMXBean stats = pool.dataSource().getHikariPoolMXBean();

@@ -18,6 +18,12 @@ public interface ShardAccess {
   /** A pooled connection to a shard's primary; the caller closes it. */
   Connection primaryConnection(String shardId);
 
+  /**
+   * Drops the idle pooled connections to a shard's primary: one of them was found ended by its
+   * server (a restart, an administrator), and the others, opened before the same event, are likely dead too.
+   */
+  void dropIdlePrimaryConnections(String shardId);
+
   /** The persistence unit, for messages. */
   String unitName();
 }

@@ -1,5 +1,6 @@
 package io.shardwise.hibernate.transaction.internal;
 
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -73,7 +74,7 @@ final class TwoPhaseRecovery {
     for (String shardId : shardIds) {
       List<Prepared> ours;
       try {
-        ours = preparedOnShard(shardId, graceMillis, shardIds, untrusted);
+        ours = onLiveConnection(shardId, () -> preparedOnShard(shardId, graceMillis, shardIds, untrusted));
       } catch (RuntimeException e) {
         unreachable.add(shardId);
         LOG.log(System.Logger.Level.WARNING, "Recovery could not list prepared transactions on shard '" + shardId
@@ -91,7 +92,7 @@ final class TwoPhaseRecovery {
         }
         TwoPhaseCommit.Outcome outcome;
         try {
-          outcome = coordinator.settle(id);
+          outcome = onLiveConnection(id.deciderShard(), () -> coordinator.settle(id));
         } catch (RuntimeException e) {
           skipped++;
           if (!unreachable.contains(id.deciderShard())) {
@@ -124,7 +125,10 @@ final class TwoPhaseRecovery {
         }
         boolean commit = outcome == TwoPhaseCommit.Outcome.COMMITTED;
         try {
-          coordinator.finish(shardId, id, commit, p.xid());
+          onLiveConnection(shardId, () -> {
+            coordinator.finish(shardId, id, commit, p.xid());
+            return null;
+          });
           if (commit) {
             committed++;
           } else {
@@ -144,6 +148,34 @@ final class TwoPhaseRecovery {
       }
     }
     return new TwoPhaseCommit.RecoveryResult(committed, rolledBack, skipped, List.copyOf(unreachable), List.copyOf(untrusted));
+  }
+
+  /**
+   * {@code step} of recovery on a shard, run once more on a new connection when the pooled one had
+   * been ended by its server since it was last used (a restart, an administrator): the pool's other
+   * idle connections are dropped first, as they are likely dead too. Every step may run twice: the
+   * reads change nothing, and a second COMMIT or ROLLBACK PREPARED that finds nothing to finish
+   * verifies the transaction's outcome instead.
+   */
+  private <T> T onLiveConnection(String shardId, java.util.function.Supplier<T> step) {
+    try {
+      return step.get();
+    } catch (RuntimeException e) {
+      if (!endedByItsServer(e)) {
+        throw e;
+      }
+      shardAccess.dropIdlePrimaryConnections(shardId);
+      return step.get();
+    }
+  }
+
+  private static boolean endedByItsServer(Throwable failure) {
+    for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t instanceof SQLException sql) {
+        return ShardConnection.isConnectionLost(sql);
+      }
+    }
+    return false;
   }
 
   /**

@@ -8,6 +8,7 @@ import io.shardwise.hibernate.internal.jdbc.OwnObjects;
 import io.shardwise.hibernate.internal.ShardwiseConfig;
 import io.shardwise.hibernate.internal.jdbc.JdbcUrls;
 import io.shardwise.hibernate.routing.ControlDatabaseException;
+import io.shardwise.hibernate.internal.jdbc.ShardConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -90,7 +91,7 @@ final class TxLog implements AutoCloseable {
 
   /** Coordinators whose heartbeat is younger than {@code staleAfterMillis}. */
   Set<String> liveCoordinators(long staleAfterMillis) {
-    return run("list live coordinators", c -> {
+    return read("list live coordinators", c -> {
       Set<String> live = new HashSet<>();
       try (PreparedStatement ps = c.prepareStatement(
           "SELECT id FROM shardwise.tx_coordinator WHERE heartbeat_at > now() - make_interval(secs => ?)")) {
@@ -136,7 +137,7 @@ final class TxLog implements AutoCloseable {
   }
 
   List<SagaRow> unfinishedSagas() {
-    return run("list unfinished sagas", c -> {
+    return read("list unfinished sagas", c -> {
       List<SagaRow> rows = new ArrayList<>();
       try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, name, payload, state, "
           + "next_step, coordinator FROM shardwise.saga WHERE state IN ('RUNNING', 'COMPENSATING') ORDER BY created_at")) {
@@ -150,7 +151,7 @@ final class TxLog implements AutoCloseable {
   }
 
   SagaRow saga(String id) {
-    return run("read saga " + id, c -> {
+    return read("read saga " + id, c -> {
       try (PreparedStatement ps = c.prepareStatement(
           "SELECT id, name, payload, state, next_step, coordinator FROM shardwise.saga WHERE id = ?")) {
         ps.setString(1, id);
@@ -173,6 +174,23 @@ final class TxLog implements AutoCloseable {
         return ps.executeUpdate();
       }
     });
+  }
+
+  /**
+   * A read, asked again once on a new connection when the first one turns out to be dead: after the
+   * control database restarted, the pool may still hold connections that the old server ended, and a
+   * read has nothing to undo. Writes are not asked again (whether one took effect is not known).
+   */
+  private <T> T read(String operation, SqlWork<T> work) {
+    try {
+      return run(operation, work);
+    } catch (ControlDatabaseException e) {
+      if (e.getCause() instanceof SQLException lost && ShardConnection.isConnectionLost(lost)) {
+        pool.getHikariPoolMXBean().softEvictConnections();
+        return run(operation, work);
+      }
+      throw e;
+    }
   }
 
   private <T> T run(String operation, SqlWork<T> work) {

@@ -221,6 +221,11 @@ public final class ShardwiseComponents implements AutoCloseable {
       }
 
       @Override
+      public void dropIdlePrimaryConnections(String shardId) {
+        pools.evictIdlePrimary(shardId);
+      }
+
+      @Override
       public String unitName() {
         return config.unitName();
       }
