@@ -1,14 +1,12 @@
 package io.shardwise.hibernate.scatter.internal;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorCompletionService;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -120,25 +118,31 @@ public final class ScatterExecutor implements AutoCloseable {
    */
   public <R> Outcome<R> run(Map<String, Callable<R>> tasks, String callerShard, long deadlineNanos, boolean failFast) {
     long start = System.nanoTime();
-    ExecutorCompletionService<Map.Entry<String, R>> done = new ExecutorCompletionService<>(executor);
-    Map<Future<Map.Entry<String, R>>, String> running = new LinkedHashMap<>();
+    Gathering gathering = new Gathering(Thread.currentThread(), failFast);
+    List<Part<R>> parts = new ArrayList<>(tasks.size());
     Map<String, R> results = new LinkedHashMap<>();
     Map<String, String> missing = new LinkedHashMap<>();
     Map<String, Throwable> errors = new LinkedHashMap<>();
     Map<String, Duration> times = new LinkedHashMap<>();
     try {
       for (Map.Entry<String, Callable<R>> task : tasks.entrySet()) {
-        String shard = task.getKey();
-        Callable<R> work = task.getValue();
-        if (!shard.equals(callerShard)) {
+        if (!task.getKey().equals(callerShard)) {
           if (inFlight != null && !inFlight.tryAcquire()) {
             throw new RejectedExecutionException("no permit");
           }
-          running.put(done.submit(() -> Map.entry(shard, work.call())), shard);
+          Part<R> part = new Part<>(task.getKey(), task.getValue(), gathering);
+          gathering.pending.incrementAndGet();
+          try {
+            executor.execute(part.future);
+          } catch (RejectedExecutionException e) {
+            gathering.pending.decrementAndGet();
+            throw e;
+          }
+          parts.add(part);
         }
       }
     } catch (RejectedExecutionException e) {
-      running.keySet().forEach(f -> f.cancel(interruptsLateParts()));
+      parts.forEach(part -> part.future.cancel(interruptsLateParts()));
       String state = pool == null ? inFlightLimit + " shard parts in flight on virtual threads"
           : pool.getMaximumPoolSize() + " threads busy, " + pool.getQueue().size() + " shard tasks queued";
       throw new io.shardwise.hibernate.scatter.ScatterGatherException("The scatter-gather executor of persistence unit '"
@@ -155,43 +159,96 @@ public final class ScatterExecutor implements AutoCloseable {
       }
       times.put(callerShard, Duration.ofNanos(System.nanoTime() - start));
     }
-    while (!running.isEmpty() && !(failFast && !errors.isEmpty())) {
-      long left = deadlineNanos - System.nanoTime();
-      Future<Map.Entry<String, R>> f;
-      try {
-        // past the deadline (the caller's own part may have used it up), take what has already answered
-        f = left > 0 ? done.poll(left, TimeUnit.NANOSECONDS) : done.poll();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        f = null;
-      }
-      if (f == null) {
-        break;
-      }
-      String shard = running.remove(f);
-      times.put(shard, Duration.ofNanos(System.nanoTime() - start));
-      try {
-        Map.Entry<String, R> result = f.get();
-        results.put(shard, result.getValue());
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause();
-        errors.put(shard, cause);
-        missing.put(shard, failureOf(cause, start));
-        if (failFast) {
-          break;
-        }
-      } catch (InterruptedException | CancellationException e) {
-        missing.put(shard, "interrupted");
-      }
+    if (!(failFast && !errors.isEmpty())) {
+      gathering.awaitUntil(deadlineNanos);
     }
     long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    for (Map.Entry<Future<Map.Entry<String, R>>, String> late : running.entrySet()) {
-      late.getKey().cancel(interruptsLateParts());
-      missing.putIfAbsent(late.getValue(), errors.isEmpty() || !failFast
+    boolean failed = !errors.isEmpty();
+    List<Part<R>> late = new ArrayList<>();
+    for (Part<R> part : parts) {
+      long finishedAt = part.finishedAt; // read once: a part may finish while the outcome is put together
+      if (finishedAt == 0) {
+        late.add(part);
+      } else if (part.failure == null) {
+        results.put(part.shard, part.result);
+        times.put(part.shard, Duration.ofNanos(finishedAt - start));
+      } else {
+        errors.put(part.shard, part.failure);
+        missing.put(part.shard, failureOf(part.failure, start));
+        times.put(part.shard, Duration.ofNanos(finishedAt - start));
+        failed = true;
+      }
+    }
+    for (Part<R> part : late) {
+      part.future.cancel(interruptsLateParts());
+      missing.put(part.shard, !failed || !failFast
           ? "no answer within the deadline (waited " + waited + " ms); its statement is cancelled by statement_timeout"
           : "abandoned after another shard failed");
     }
     return new Outcome<>(results, missing, errors, times);
+  }
+
+  /**
+   * What the caller waits on: the parts not yet finished. The caller is woken once, when the last
+   * part finishes (or, failing fast, the first one fails), not once per part.
+   */
+  private static final class Gathering {
+    final AtomicInteger pending = new AtomicInteger();
+    final Thread caller;
+    final boolean failFast;
+    volatile boolean failed;
+
+    Gathering(Thread caller, boolean failFast) {
+      this.caller = caller;
+      this.failFast = failFast;
+    }
+
+    void finished(boolean failure) {
+      if (failure) {
+        failed = true;
+      }
+      if (pending.decrementAndGet() == 0 || failure && failFast) {
+        java.util.concurrent.locks.LockSupport.unpark(caller);
+      }
+    }
+
+    /** Until every part finished, one failed when failing fast, the deadline passed or the caller was interrupted. */
+    void awaitUntil(long deadlineNanos) {
+      while (pending.get() > 0 && !(failFast && failed)) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0 || Thread.currentThread().isInterrupted()) {
+          return;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+      }
+    }
+  }
+
+  /** One shard's part on the executor; its outcome is published by {@link Gathering#finished}. */
+  private static final class Part<R> {
+    final String shard;
+    final java.util.concurrent.FutureTask<Void> future;
+    R result;
+    Throwable failure;
+    /** {@link System#nanoTime()} when the part finished, 0 until then; written last, before the count. */
+    volatile long finishedAt;
+
+    Part(String shard, Callable<R> work, Gathering gathering) {
+      this.shard = shard;
+      this.future = new java.util.concurrent.FutureTask<>(() -> {
+        try {
+          result = work.call();
+        } catch (Throwable t) {
+          failure = t;
+        }
+        long now = System.nanoTime();
+        finishedAt = now == 0 ? 1 : now;
+        gathering.finished(failure != null);
+        if (failure instanceof Error error) {
+          throw error;
+        }
+      }, null);
+    }
   }
 
   /** Why a shard's part is missing from the result. */
