@@ -47,6 +47,10 @@ import org.junit.jupiter.api.Test;
 class ReadWriteSplittingTest {
   private static final Duration LAG = Duration.ofMillis(500);
   private static final int ITERATIONS = 200;
+  /** LSN pinning waits for the replica to catch up (a LAG each time) after every this many writes. */
+  private static final int CATCH_UP_EVERY = 20;
+  /** Writes each followed by a read that waits for the replica (a LAG each). */
+  private static final int BOUNDED_WAITS = 5;
   private static final String SECRET = "0123456789abcdef0123456789abcdef-test-only";
   private static SessionFactory sessionFactory;
   private static ShardedSessions shards;
@@ -137,7 +141,7 @@ class ReadWriteSplittingTest {
       stale += seen.equals(name) ? 0 : 1;
       replicaServed += shards.readCounts()[0] - before;
       reads++;
-      if (awaitReplica && i % 10 == 0) {
+      if (awaitReplica && i % CATCH_UP_EVERY == 0) {
         // once the replica has caught up with the pin, the scope's reads go back to it
         await().atMost(Duration.ofSeconds(10)).until(() -> {
           long r = shards.readCounts()[0];
@@ -153,7 +157,7 @@ class ReadWriteSplittingTest {
         + " by the replica (%.0f%%)%n", mode, stale, ITERATIONS, replicaServed, reads, 100.0 * replicaServed / reads);
     assertEquals(0, stale, mode + " pinning must never return an old name");
     if (awaitReplica) {
-      assertTrue(replicaServed >= ITERATIONS / 10, "LSN mode uses the replica once it caught up: " + replicaServed);
+      assertTrue(replicaServed >= ITERATIONS / CATCH_UP_EVERY, "LSN mode uses the replica once it caught up: " + replicaServed);
     }
   }
 
@@ -163,13 +167,13 @@ class ReadWriteSplittingTest {
     ConsistencyScope scope = shards.consistency().scope("patient:" + user);
     shards.forKey(user).within(scope).inTransaction(s -> s.persist(new PatientProfile(user, "v0")));
     long before = shards.readCounts()[0];
-    for (int i = 1; i <= 10; i++) {
+    for (int i = 1; i <= BOUNDED_WAITS; i++) {
       String name = "v" + i;
       shards.forKey(user).within(scope).inTransaction(s -> s.find(PatientProfile.class, user).setName(name));
       assertEquals(name, shards.forKey(user).within(scope).readOnly()
           .fromSession(s -> s.find(PatientProfile.class, user).getName()));
     }
-    assertEquals(10, shards.readCounts()[0] - before, "every read waited for the replica instead of using the primary");
+    assertEquals(BOUNDED_WAITS, shards.readCounts()[0] - before, "every read waited for the replica instead of using the primary");
   }
 
   @Test
