@@ -44,15 +44,23 @@ class ShardThreadsTest {
 
   @Test
   void aUnitOver24ShardsHoldsAsManyThreadsAsOneOver8(@Node(shard = 0) PostgresNode server) {
-    List<String> few = threadsAfterAScatter(server, FEW);
-    List<String> many = threadsAfterAScatter(server, MANY);
-    assertEquals(few.size(), many.size(), "threads of a unit over " + FEW + " shards: " + few + "; over " + MANY
-        + " shards: " + many);
+    // both units are open at once, so HikariCP's idle adders and closers of both end within one wait
+    try (SessionFactory fewShards = unit(server, FEW); SessionFactory manyShards = unit(server, MANY)) {
+      scatter(fewShards);
+      scatter(manyShards);
+      List<String> few = threadsOnceIdle(unitName(FEW));
+      List<String> many = threadsOnceIdle(unitName(MANY));
+      assertEquals(few.size(), many.size(), "threads of a unit over " + FEW + " shards: " + few + "; over " + MANY
+          + " shards: " + many);
+    }
   }
 
-  /** The unit's threads after a scatter over {@code count} shards, named without the shard count. */
-  private static List<String> threadsAfterAScatter(PostgresNode server, int count) {
-    String unit = "fanout" + count + "x";
+  private static String unitName(int count) {
+    return "fanout" + count + "x";
+  }
+
+  private static SessionFactory unit(PostgresNode server, int count) {
+    String unit = unitName(count);
     Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).schema("create")
         .entities(Profile.class).property("hibernate.persistenceUnitName", unit)
         .property(ShardwiseSettings.SCATTER_THREADS, "4")
@@ -60,16 +68,23 @@ class ShardThreadsTest {
     for (int i = 0; i < count; i++) {
       builder.shard(unit + "_" + i, server.jdbcUrl("threads_" + i));
     }
-    try (SessionFactory sessionFactory = builder.buildSessionFactory()) {
-      long profiles = ShardedSessions.of(sessionFactory).scatter()
-          .createQuery("select count(p) from Profile p", Long.class).getSingleResult();
-      assertEquals(0, profiles);
-      // HikariCP's connection adder and closer of each pool end a few seconds after their last task
-      await().atMost(Duration.ofSeconds(60)).until(() -> threadsOf(unit).stream()
-          .noneMatch(name -> name.endsWith(":connection-adder") || name.endsWith(":connection-closer")));
-      return threadsOf(unit).stream().map(name -> name.replace(unit, "UNIT").replaceAll("UNIT_\\d+", "UNIT_n"))
-          .sorted().toList();
-    }
+    return builder.buildSessionFactory();
+  }
+
+  /** A scatter over every shard of the unit, so that each shard's pool has been used. */
+  private static void scatter(SessionFactory sessionFactory) {
+    long profiles = ShardedSessions.of(sessionFactory).scatter()
+        .createQuery("select count(p) from Profile p", Long.class).getSingleResult();
+    assertEquals(0, profiles);
+  }
+
+  /** The unit's threads once its pools' adders and closers have ended, named without the shard count. */
+  private static List<String> threadsOnceIdle(String unit) {
+    // HikariCP's connection adder and closer of each pool end a few seconds after their last task
+    await().atMost(Duration.ofSeconds(60)).until(() -> threadsOf(unit).stream()
+        .noneMatch(name -> name.endsWith(":connection-adder") || name.endsWith(":connection-closer")));
+    return threadsOf(unit).stream().map(name -> name.replace(unit, "UNIT").replaceAll("UNIT_\\d+", "UNIT_n"))
+        .sorted().toList();
   }
 
   private static List<String> threadsOf(String unit) {
