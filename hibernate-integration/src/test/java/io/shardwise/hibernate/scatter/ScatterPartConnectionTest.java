@@ -44,14 +44,7 @@ class ScatterPartConnectionTest {
 
   @BeforeAll
   static void start(PostgresTopology pg) throws SQLException {
-    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Sale.class, RegionName.class,
-        Customer.class).schema("create").property(ShardwiseSettings.CONNECTION_TIMEOUT, "1000")
-        .property("hibernate.generate_statistics", "true");
-    for (PostgresShard shard : pg.shards()) {
-      b.shard("shard" + shard.index(), shard.primary().jdbcUrl());
-      b.replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
-    }
-    sessionFactory = b.buildSessionFactory();
+    sessionFactory = builder(pg).schema("create").buildSessionFactory();
     shards = ShardedSessions.of(sessionFactory);
     for (long id = 1; id <= 20; id++) {
       long merchant = id % 10;
@@ -66,6 +59,17 @@ class ScatterPartConnectionTest {
     }
     pg.awaitReplicasCaughtUp(Duration.ofSeconds(30));
     shards.checkReplicasNow();
+  }
+
+  private static Shardwise.Builder builder(PostgresTopology pg) {
+    Shardwise.Builder b = Shardwise.configure().credentials("postgres", null).entities(Sale.class, RegionName.class,
+        Customer.class).property(ShardwiseSettings.CONNECTION_TIMEOUT, "1000")
+        .property("hibernate.generate_statistics", "true");
+    for (PostgresShard shard : pg.shards()) {
+      b.shard("shard" + shard.index(), shard.primary().jdbcUrl());
+      b.replica("shard" + shard.index(), shard.replica(0).jdbcUrl());
+    }
+    return b;
   }
 
   @AfterAll
@@ -119,13 +123,20 @@ class ScatterPartConnectionTest {
 
   /**
    * A deadline further away than the pools' server-side {@code statement_timeout} (10 s by
-   * default) sets no cancel timer in the driver: the server ends the statement first, and the part
-   * fails at that timeout instead of running for the 20 s it asked to sleep.
+   * default, 3 s in this unit so that the test does not wait out the default) sets no cancel timer
+   * in the driver: the server ends the statement first, and the part fails at that timeout instead
+   * of running for the 20 s it asked to sleep.
    */
   @Test
   void aPartWhoseDeadlineIsBeyondTheServersStatementTimeoutIsEndedByTheServer(PostgresTopology pg) {
-    ScatterResult<Long> partial = shards.scatter().createQuery(STUCK, Long.class).deadline(Duration.ofSeconds(60))
-        .onShardFailure(ShardFailurePolicy.PARTIAL).getResult();
+    ScatterResult<Long> partial;
+    try (SessionFactory shortTimeouts = builder(pg)
+        .property(ShardwiseSettings.PRIMARY_PREFIX + ShardwiseSettings.STATEMENT_TIMEOUT_MS, "3000")
+        .property(ShardwiseSettings.REPLICA_PREFIX + ShardwiseSettings.STATEMENT_TIMEOUT_MS, "3000")
+        .buildSessionFactory()) {
+      partial = ShardedSessions.of(shortTimeouts).scatter().createQuery(STUCK, Long.class)
+          .deadline(Duration.ofSeconds(60)).onShardFailure(ShardFailurePolicy.PARTIAL).getResult();
+    }
     assertEquals(Set.of("shard1"), partial.missingShards().keySet(), partial.missingShards().toString());
     assertTrue(partial.missingShards().get("shard1").contains("statement_timeout"), partial.missingShards().toString());
     assertTrue(partial.elapsed().toMillis() < 19_000, "returned after " + partial.elapsed().toMillis() + " ms");
