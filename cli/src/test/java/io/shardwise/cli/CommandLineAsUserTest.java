@@ -45,8 +45,9 @@ class CommandLineAsUserTest {
 
   /** Runs {@code shardwise args...} in a child JVM; one still running after two minutes is killed (a failure). */
   static Run shardwise(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(java(), "-cp", System.getProperty("java.class.path"),
-        ShardwiseCli.class.getName()));
+    // a short-lived JVM: C1 alone and the serial collector start it faster and change no output
+    List<String> command = new ArrayList<>(List.of(java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+        System.getProperty("java.class.path"), ShardwiseCli.class.getName()));
     command.addAll(List.of(args));
     return run(command, Map.of());
   }
