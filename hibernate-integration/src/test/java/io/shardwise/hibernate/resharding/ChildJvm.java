@@ -28,6 +28,8 @@ final class ChildJvm {
   private static List<String> command(List<String> jvmOptions, String mainClass, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // a short-lived JVM: C1 alone and the serial collector start it faster and change nothing it does
+    command.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     command.addAll(List.of("-cp", System.getProperty("java.class.path")));
     command.addAll(jvmOptions);
     command.add(mainClass);
