@@ -154,8 +154,12 @@ class MavenBuildTest {
             + asJar(entry(classPath, "annotations/target/classes", "shardwise-annotations-"), "annotations"),
         "-Dfixture.persistence=" + entry(classPath, "jakarta.persistence-api-")));
     Path log = Files.createTempFile(project, "build", ".log");
-    Process build = new ProcessBuilder(command).directory(project.toFile())
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    ProcessBuilder builder = new ProcessBuilder(command).directory(project.toFile())
+        .redirectErrorStream(true).redirectOutput(log.toFile());
+    // a fixture build lives for seconds: C2 compiling on two busy cores only delays it (as for the
+    // other tests' child JVMs, docs/testing.md)
+    builder.environment().merge("MAVEN_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC", (a, b) -> a + " " + b);
+    Process build = builder.start();
     // bounded: a stuck child build is killed (with its own children) and fails the test, never hangs the build
     if (!build.waitFor(BUILD_LIMIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
       build.descendants().forEach(ProcessHandle::destroyForcibly);
