@@ -62,7 +62,9 @@ import org.hibernate.SessionFactory;
  *
  * Options as {@code key=value}: {@code shards=1,8,32,64,128}, {@code rows=20000}, {@code rounds=5},
  * {@code ops=100}, {@code warmup=100}, {@code docs=docs/benchmarks.md} ({@code none} to leave it
- * alone), {@code chart=docs/scatter-sweep.svg} ({@code none} for no chart), {@code parts=false}.
+ * alone), {@code chart=docs/scatter-sweep.svg} ({@code none} for no chart), {@code parts=false},
+ * {@code variants=count,bare_count} (only these variants, e.g. to profile one query; needs
+ * {@code docs=none chart=none}).
  */
 public final class ScatterSweepWorkload {
   static final String SECTION = "## Scatter-gather against the shard count";
@@ -105,7 +107,8 @@ public final class ScatterSweepWorkload {
     }
 
     static Variant[] of(Options options) {
-      return Arrays.stream(values()).filter(v -> v.parts == options.parts).toArray(Variant[]::new);
+      return Arrays.stream(values()).filter(v -> v.parts == options.parts)
+          .filter(v -> options.variants == null || options.variants.contains(v)).toArray(Variant[]::new);
     }
   }
 
@@ -450,6 +453,9 @@ public final class ScatterSweepWorkload {
     b.append("\n| shards | a scatter `count`'s part: client CPU µs per shard | bare `count(*)` per shard µs | ratio"
         + " | JVM threads after the workload (peak) |\n|---:|---:|---:|---:|---:|\n");
     for (Sweep s : sweeps) {
+      if (!s.results().containsKey(Variant.COUNT) || !s.results().containsKey(Variant.BARE_COUNT)) {
+        continue;
+      }
       double part = s.results().get(Variant.COUNT).cpuMicros() / s.shards();
       double base = s.results().get(Variant.BARE_COUNT).cpuMicros() / s.shards();
       b.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.2f× | %d (%d) |%n", s.shards(), part, base,
@@ -545,10 +551,12 @@ public final class ScatterSweepWorkload {
     Path docs = Path.of("docs/benchmarks.md");
     Path chart = Path.of("docs/scatter-sweep.svg");
     boolean parts;
+    /** Only these variants (for a profile of one query); null for all. */
+    java.util.Set<Variant> variants;
 
     static Options parse(String[] args) {
       Options o = new Options();
-      String keys = "shards, rows, rounds, ops, warmup, docs, chart, parts";
+      String keys = "shards, rows, rounds, ops, warmup, docs, chart, parts, variants";
       for (Map.Entry<String, String> arg : Workloads.keyValues(args, keys).entrySet()) {
         String key = arg.getKey();
         String value = arg.getValue();
@@ -562,17 +570,24 @@ public final class ScatterSweepWorkload {
           case "docs" -> o.docs = value.equals("none") ? null : Path.of(value);
           case "chart" -> o.chart = value.equals("none") ? null : Path.of(value);
           case "parts" -> o.parts = Boolean.parseBoolean(value);
+          case "variants" -> o.variants = Arrays.stream(value.split(","))
+              .map(v -> Variant.valueOf(v.trim().toUpperCase(Locale.ROOT)))
+              .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Variant.class)));
           default -> throw new IllegalArgumentException("Unknown option '" + key + "'; options are " + keys);
         }
+      }
+      if (o.variants != null && (o.docs != null || o.chart != null)) {
+        throw new IllegalArgumentException("variants=" + o.variants + " measures only some queries: its report must"
+            + " not replace the docs' or the chart's; add docs=none chart=none");
       }
       return o;
     }
 
     @Override
     public String toString() {
-      return String.format(Locale.ROOT, "shards=%s rows=%d rounds=%d ops=%d warmup=%d%s",
+      return String.format(Locale.ROOT, "shards=%s rows=%d rounds=%d ops=%d warmup=%d%s%s",
           Arrays.stream(shards).mapToObj(Integer::toString).collect(java.util.stream.Collectors.joining(",")), rows,
-          rounds, ops, warmup, parts ? " parts=true" : "");
+          rounds, ops, warmup, parts ? " parts=true" : "", variants == null ? "" : " variants=" + variants);
     }
   }
 }

@@ -52,6 +52,21 @@ class ScatterSweepWorkloadTest {
     assertTrue(!report.contains("slope"), report);
   }
 
+  @Test
+  void variantsSelectsSomeQueriesAndKeepsTheirReportOutOfTheDocs() {
+    Options options = Options.parse(new String[] {"variants=count,bare_count", "docs=none", "chart=none"});
+    assertEquals(List.of(Variant.BARE_COUNT, Variant.COUNT), List.of(Variant.of(options)));
+    Map<Variant, Result> countOnly = new EnumMap<>(Variant.class);
+    countOnly.put(Variant.COUNT, new Result(1, 2, 1600, 1024, 800));
+    String report = ScatterSweepWorkload.report(Options.parse(new String[] {"variants=count", "docs=none",
+        "chart=none"}), List.of(new Sweep(8, countOnly, 30, 30)), "17", 1, 2);
+    assertTrue(report.contains("| `count` | 8 |") && !report.contains("| 8 | 200.0 |"),
+        "no ratio without the bare query: " + report);
+    IllegalArgumentException intoDocs = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> Options.parse(new String[] {"variants=count"}));
+    assertTrue(intoDocs.getMessage().contains("docs=none chart=none"), intoDocs.getMessage());
+  }
+
   private static Sweep sweep(int shards, double bare, double count, int threads) {
     Map<Variant, Result> results = new EnumMap<>(Variant.class);
     for (Variant v : Variant.of(Options.parse(new String[0]))) {
