@@ -47,7 +47,8 @@ import java.util.stream.Stream;
  * <p>Arguments ({@code key=value}): {@code sizes=200,1000,4000} (query counts, multiples of
  * {@value BuildTimeModel#QUERIES_PER_GROUP}), {@code rounds=5}, {@code work=target/build-time}
  * (sources and class outputs), {@code docs=docs/benchmarks.md} ({@code none} to only print the
- * report), {@code processorpath=jars} (or {@code shaded}). Run: {@code mvn -B -q -pl benchmarks
+ * report), {@code processorpath=jars} (or {@code shaded}), {@code javacjvm=-XX:TieredStopAtLevel=1}
+ * (JVM flags for every {@code javac} run alike, comma-separated: what a user's build could set). Run: {@code mvn -B -q -pl benchmarks
  * -am package -DskipTests && java -cp benchmarks/target/benchmarks.jar
  * io.shardwise.benchmarks.BuildTimeBenchmark}.
  */
@@ -86,10 +87,11 @@ public final class BuildTimeBenchmark {
   /** One javac process: wall and CPU seconds, max RSS in KiB, exit code, what it printed. */
   record Run(double wall, double cpu, long maxRssKiB, int exit, String output) {}
 
-  private record Options(List<Integer> sizes, int rounds, Path work, Path docs, boolean shaded) {
+  private record Options(List<Integer> sizes, int rounds, Path work, Path docs, boolean shaded,
+      List<String> javacJvm) {
     static Options parse(String[] args) {
       Map<String, String> values = Workloads.keyValues(args,
-          "sizes=200,1000,4000 rounds=5 work=DIR docs=FILE|none processorpath=jars|shaded");
+          "sizes=200,1000,4000 rounds=5 work=DIR docs=FILE|none processorpath=jars|shaded javacjvm=FLAG,...");
       List<Integer> sizes = new ArrayList<>();
       for (String size : values.getOrDefault("sizes", "200,1000,4000").split(",")) {
         int queries = Workloads.positive("sizes", Integer.parseInt(size.trim()));
@@ -104,13 +106,19 @@ public final class BuildTimeBenchmark {
         throw new IllegalArgumentException("processorpath=" + processorPath + ": use jars (the"
             + " processors' dependencies as separate jars, the default) or shaded");
       }
-      values.keySet().removeAll(List.of("sizes", "rounds", "work", "docs", "processorpath"));
+      List<String> javacJvm = values.containsKey("javacjvm")
+          ? List.of(values.get("javacjvm").split(",")) : List.of();
+      if (javacJvm.stream().anyMatch(flag -> !flag.startsWith("-"))) {
+        throw new IllegalArgumentException("javacjvm=" + values.get("javacjvm") + ": JVM flags for every javac"
+            + " run, comma-separated, e.g. javacjvm=-XX:TieredStopAtLevel=1");
+      }
+      values.keySet().removeAll(List.of("sizes", "rounds", "work", "docs", "processorpath", "javacjvm"));
       if (!values.isEmpty()) {
         throw new IllegalArgumentException("Unknown arguments " + values.keySet()
-            + "; known: sizes, rounds, work, docs, processorpath");
+            + "; known: sizes, rounds, work, docs, processorpath, javacjvm");
       }
       return new Options(sizes, rounds, work, docs.equals("none") ? null : Path.of(docs),
-          processorPath.equals("shaded"));
+          processorPath.equals("shaded"), javacJvm);
     }
   }
 
@@ -299,9 +307,11 @@ public final class BuildTimeBenchmark {
     Files.write(argFile, args.stream().map(BuildTimeBenchmark::quoted).toList(), StandardCharsets.UTF_8);
     Path times = out.resolve("time.txt");
     Path log = out.resolve("javac.log");
-    ProcessBuilder builder = new ProcessBuilder(GNU_TIME.toString(), "-f", "%e %U %S %M",
-        "-o", times.toString(), javac.toString(), "@" + argFile)
-        .redirectErrorStream(true).redirectOutput(log.toFile());
+    List<String> command = new ArrayList<>(List.of(GNU_TIME.toString(), "-f", "%e %U %S %M",
+        "-o", times.toString(), javac.toString()));
+    options.javacJvm().forEach(flag -> command.add("-J" + flag));
+    command.add("@" + argFile);
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     long start = System.nanoTime();
     int exit = builder.start().waitFor();
     double wall = (System.nanoTime() - start) / 1e9;
@@ -323,11 +333,12 @@ public final class BuildTimeBenchmark {
     double maxLoad = loadAverages.stream().mapToDouble(Double::doubleValue).max().orElse(0);
     out.append(String.format(Locale.ROOT, "Run %s: JDK %s, %d cores (shared: other builds ran at"
             + " the same time; 1-minute load average %.1f–%.1f at the rounds' starts), median of"
-            + " %d rounds, configurations in rotating order. Processor path: %s. Wall and CPU"
+            + " %d rounds, configurations in rotating order. Processor path: %s.%s Wall and CPU"
             + " (user + sys) in seconds, max RSS in MiB, each of one `javac` process.%n%n",
         LocalDate.now(), System.getProperty("java.version"),
         Runtime.getRuntime().availableProcessors(), minLoad, maxLoad, options.rounds(),
-        processorPathDescription()));
+        processorPathDescription(), options.javacJvm().isEmpty() ? ""
+            : " Every `javac` ran with " + String.join(" ", options.javacJvm()) + "."));
     out.append("| queries | entities | configuration | wall | CPU | max RSS | wall added | ms added per query |\n");
     out.append("|---:|---:|---|---:|---:|---:|---:|---:|\n");
     for (Map.Entry<Integer, Map<Config, List<Run>>> size : fulls.entrySet()) {

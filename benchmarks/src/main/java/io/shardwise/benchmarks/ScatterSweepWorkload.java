@@ -41,6 +41,9 @@ import org.hibernate.SessionFactory;
  *   <li>{@code bare count}: the baseline of one shard's part — {@code select count(*)} as a prepared
  *       autocommit statement on a read-only HikariCP connection, one shard after the other; its CPU
  *       divided by the shard count is what a part costs with nothing around it;</li>
+ *   <li>{@code bare count with Shardwise's deadlines}: the same on connections set up as a Shardwise
+ *       pool sets up its own by default (a 15 s socket timeout, so each read is a timed wait, and the
+ *       server-side timeouts) — the bare query on the pooled connection a part actually gets;</li>
  *   <li>{@code count}, {@code group by}, {@code top-20}, {@code keyset page}: through
  *       {@code shards.scatter()};</li>
  *   <li>{@code point lookup}: {@code forKey(id).fromSession(find)} on keys of one shard only: does a
@@ -80,6 +83,7 @@ public final class ScatterSweepWorkload {
 
   enum Variant {
     BARE_COUNT("bare `count(*)`, shard by shard (baseline)"),
+    BARE_COUNT_TIMED("bare `count(*)` with Shardwise's default deadlines, shard by shard (baseline)"),
     COUNT("`count`"),
     GROUP("`group by status`"),
     TOP_N("top-20 entities"),
@@ -125,15 +129,18 @@ public final class ScatterSweepWorkload {
   /** The same shards through a factory with a statement inspector, under which every part is a Hibernate query. */
   private final ShardedSessions throughHibernate;
   private final List<HikariDataSource> bare;
+  /** The same, each pool's connections set up with Shardwise's default deadlines (socket timeout, server timeouts). */
+  private final List<HikariDataSource> bareTimed;
   private final long rows;
   private final long[] oneShardKeys;
   private final SplittableRandom random = new SplittableRandom(7);
 
   private ScatterSweepWorkload(ShardedSessions shards, ShardedSessions throughHibernate, List<HikariDataSource> bare,
-      long rows) {
+      List<HikariDataSource> bareTimed, long rows) {
     this.shards = shards;
     this.throughHibernate = throughHibernate;
     this.bare = bare;
+    this.bareTimed = bareTimed;
     this.rows = rows;
     String first = shards.shardFor(1L);
     this.oneShardKeys = java.util.stream.LongStream.rangeClosed(1, rows).filter(id -> shards.shardFor(id).equals(first))
@@ -173,10 +180,33 @@ public final class ScatterSweepWorkload {
     }
   }
 
+  /**
+   * A read-only pool of one connection for the bare baseline; {@code timed}: its connections carry the
+   * deadlines a Shardwise pool gives them by default (pgjdbc {@code socketTimeout} 15 s, so every read
+   * is a timed wait, and the server-side statement, lock and idle-in-transaction timeouts).
+   */
+  private static HikariDataSource barePool(String name, String url, boolean timed,
+      java.util.concurrent.ScheduledExecutorService housekeeper) {
+    HikariConfig hc = new HikariConfig();
+    hc.setPoolName(name);
+    hc.setJdbcUrl(url);
+    hc.setUsername("postgres");
+    hc.setReadOnly(true);
+    hc.setMaximumPoolSize(1);
+    hc.setScheduledExecutor(housekeeper);
+    if (timed) {
+      hc.addDataSourceProperty("socketTimeout", "15");
+      hc.addDataSourceProperty("options",
+          "-c statement_timeout=10000 -c lock_timeout=5000 -c idle_in_transaction_session_timeout=60000");
+    }
+    return new HikariDataSource(hc);
+  }
+
   private static Sweep runOn(PostgresTopology pg, Options options) throws Exception {
     Shardwise.Builder builder = Shardwise.configure().credentials("postgres", null).ddl("create").schema("create")
         .entities(ScatterAccount.class);
     List<HikariDataSource> bare = new ArrayList<>();
+    List<HikariDataSource> bareTimed = new ArrayList<>();
     // the baseline's pools share one housekeeping thread, so that the thread count measures Shardwise
     java.util.concurrent.ScheduledThreadPoolExecutor bareHousekeeper = new java.util.concurrent.ScheduledThreadPoolExecutor(
         1, task -> {
@@ -198,19 +228,14 @@ public final class ScatterSweepWorkload {
       ShardedSessions shards = ShardedSessions.of(sessionFactory);
       ScatterCostWorkload.load(shards, options.rows);
       for (PostgresShard shard : pg.shards()) {
-        HikariConfig hc = new HikariConfig();
-        hc.setPoolName("bare-" + shard.index());
-        hc.setJdbcUrl(shard.primary().jdbcUrl());
-        hc.setUsername("postgres");
-        hc.setReadOnly(true);
-        hc.setMaximumPoolSize(1);
-        hc.setScheduledExecutor(bareHousekeeper);
-        bare.add(new HikariDataSource(hc));
+        bare.add(barePool("bare-" + shard.index(), shard.primary().jdbcUrl(), false, bareHousekeeper));
+        bareTimed.add(barePool("bare-timed-" + shard.index(), shard.primary().jdbcUrl(), true, bareHousekeeper));
       }
       return new ScatterSweepWorkload(shards, inspectedFactory == null ? null : ShardedSessions.of(inspectedFactory),
-          bare, options.rows).measure(options, pg.shards().size());
+          bare, bareTimed, options.rows).measure(options, pg.shards().size());
     } finally {
       bare.forEach(HikariDataSource::close);
+      bareTimed.forEach(HikariDataSource::close);
       bareHousekeeper.shutdownNow();
     }
   }
@@ -230,9 +255,9 @@ public final class ScatterSweepWorkload {
 
   private void run(Variant variant) throws SQLException {
     switch (variant) {
-      case BARE_COUNT -> {
+      case BARE_COUNT, BARE_COUNT_TIMED -> {
         long total = 0;
-        for (HikariDataSource pool : bare) {
+        for (HikariDataSource pool : variant == Variant.BARE_COUNT ? bare : bareTimed) {
           try (Connection c = pool.getConnection();
               PreparedStatement ps = c.prepareStatement("select count(*) from scatter_account");
               ResultSet rs = ps.executeQuery()) {
@@ -451,15 +476,19 @@ public final class ScatterSweepWorkload {
           slope(x, bytes)));
     }
     b.append("\n| shards | a scatter `count`'s part: client CPU µs per shard | bare `count(*)` per shard µs | ratio"
-        + " | JVM threads after the workload (peak) |\n|---:|---:|---:|---:|---:|\n");
+        + " | bare with Shardwise's deadlines µs | ratio | JVM threads after the workload (peak) |\n"
+        + "|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Sweep s : sweeps) {
       if (!s.results().containsKey(Variant.COUNT) || !s.results().containsKey(Variant.BARE_COUNT)) {
         continue;
       }
       double part = s.results().get(Variant.COUNT).cpuMicros() / s.shards();
       double base = s.results().get(Variant.BARE_COUNT).cpuMicros() / s.shards();
-      b.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.2f× | %d (%d) |%n", s.shards(), part, base,
-          part / base, s.threads(), s.peakThreads()));
+      Result timed = s.results().get(Variant.BARE_COUNT_TIMED);
+      String timedColumns = timed == null ? "— | —" : String.format(Locale.ROOT, "%.1f | %.2f×",
+          timed.cpuMicros() / s.shards(), part / (timed.cpuMicros() / s.shards()));
+      b.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.2f× | %s | %d (%d) |%n", s.shards(), part, base,
+          part / base, timedColumns, s.threads(), s.peakThreads()));
     }
     if (o.chart != null) {
       b.append("\n![Client CPU per query against the shard count](").append(o.chart.getFileName()).append(")\n");
@@ -500,7 +529,7 @@ public final class ScatterSweepWorkload {
         .max().orElse(1);
     double plotW = width - left - right;
     double plotH = height - top - bottom;
-    String[] colours = {"#888888", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"};
+    String[] colours = {"#888888", "#bbbbbb", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"};
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
         + " font-family=\"sans-serif\" font-size=\"11\">%n", width, height));
