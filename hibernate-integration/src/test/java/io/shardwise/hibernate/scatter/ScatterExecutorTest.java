@@ -47,6 +47,43 @@ class ScatterExecutorTest {
     }
   }
 
+  /** An interrupted caller stops waiting, and the shards it did not wait for say so, not "deadline". */
+  @Test
+  void aCallerInterruptedWhileWaitingReportsTheMissingShardsAsInterrupted() throws Exception {
+    try (ScatterExecutor executor = new ScatterExecutor("test", 2, 8)) {
+      CountDownLatch started = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Thread caller = Thread.currentThread();
+      Thread interrupter = new Thread(() -> {
+        try {
+          if (started.await(10, TimeUnit.SECONDS)) {
+            caller.interrupt();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      interrupter.start();
+      Map<String, Callable<String>> tasks = new LinkedHashMap<>();
+      tasks.put("s1", () -> {
+        started.countDown();
+        release.await(20, TimeUnit.SECONDS);
+        return "too late";
+      });
+      ScatterExecutor.Outcome<String> outcome;
+      try {
+        outcome = executor.run(tasks, null, System.nanoTime() + TimeUnit.SECONDS.toNanos(30), false);
+      } finally {
+        release.countDown();
+        interrupter.join();
+      }
+      assertTrue(Thread.interrupted(), "the caller's interrupt is kept for it to see");
+      assertEquals(Map.of(), outcome.results());
+      assertTrue(outcome.missing().get("s1").startsWith("the calling thread was interrupted after"),
+          outcome.missing().toString());
+    }
+  }
+
   /**
    * The runtime's executor: on JDK 21+ every part on a virtual thread of its own, so that 64 parts
    * parked at once hold no platform thread each; on 17 a platform pool. Either way the parts past

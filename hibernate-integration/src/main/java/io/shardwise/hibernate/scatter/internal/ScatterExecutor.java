@@ -7,9 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -163,6 +165,7 @@ public final class ScatterExecutor implements AutoCloseable {
       gathering.awaitUntil(deadlineNanos);
     }
     long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    boolean interrupted = Thread.currentThread().isInterrupted();
     boolean failed = !errors.isEmpty();
     List<Part<R>> late = new ArrayList<>();
     for (Part<R> part : parts) {
@@ -181,9 +184,9 @@ public final class ScatterExecutor implements AutoCloseable {
     }
     for (Part<R> part : late) {
       part.future.cancel(interruptsLateParts());
-      missing.put(part.shard, !failed || !failFast
-          ? "no answer within the deadline (waited " + waited + " ms); its statement is cancelled by statement_timeout"
-          : "abandoned after another shard failed");
+      missing.put(part.shard, failed && failFast ? "abandoned after another shard failed"
+          : interrupted ? "the calling thread was interrupted after " + waited + " ms, before this shard answered"
+          : "no answer within the deadline (waited " + waited + " ms); its statement is cancelled by statement_timeout");
     }
     return new Outcome<>(results, missing, errors, times);
   }
@@ -208,7 +211,7 @@ public final class ScatterExecutor implements AutoCloseable {
         failed = true;
       }
       if (pending.decrementAndGet() == 0 || failure && failFast) {
-        java.util.concurrent.locks.LockSupport.unpark(caller);
+        LockSupport.unpark(caller);
       }
     }
 
@@ -219,7 +222,7 @@ public final class ScatterExecutor implements AutoCloseable {
         if (left <= 0 || Thread.currentThread().isInterrupted()) {
           return;
         }
-        java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+        LockSupport.parkNanos(this, left);
       }
     }
   }
@@ -227,7 +230,7 @@ public final class ScatterExecutor implements AutoCloseable {
   /** One shard's part on the executor; its outcome is published by {@link Gathering#finished}. */
   private static final class Part<R> {
     final String shard;
-    final java.util.concurrent.FutureTask<Void> future;
+    final FutureTask<Void> future;
     R result;
     Throwable failure;
     /** {@link System#nanoTime()} when the part finished, 0 until then; written last, before the count. */
@@ -235,7 +238,7 @@ public final class ScatterExecutor implements AutoCloseable {
 
     Part(String shard, Callable<R> work, Gathering gathering) {
       this.shard = shard;
-      this.future = new java.util.concurrent.FutureTask<>(() -> {
+      this.future = new FutureTask<>(() -> {
         try {
           result = work.call();
         } catch (Throwable t) {
