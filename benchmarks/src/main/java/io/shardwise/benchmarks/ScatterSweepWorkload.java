@@ -41,9 +41,9 @@ import org.hibernate.SessionFactory;
  *   <li>{@code bare count}: the baseline of one shard's part — {@code select count(*)} as a prepared
  *       autocommit statement on a read-only HikariCP connection, one shard after the other; its CPU
  *       divided by the shard count is what a part costs with nothing around it;</li>
- *   <li>{@code bare count with Shardwise's deadlines}: the same on connections set up as a Shardwise
- *       pool sets up its own by default (a 15 s socket timeout, so each read is a timed wait, and the
- *       server-side timeouts) — the bare query on the pooled connection a part actually gets;</li>
+ *   <li>{@code bare count with Shardwise's deadlines}: the same on connections given the deadlines
+ *       read from a connection of Shardwise's own pool (its socket timeout, so each read is a timed
+ *       wait, and the server-side timeouts) — the bare query on the pooled connection a part gets;</li>
  *   <li>{@code count}, {@code group by}, {@code top-20}, {@code keyset page}: through
  *       {@code shards.scatter()};</li>
  *   <li>{@code point lookup}: {@code forKey(id).fromSession(find)} on keys of one shard only: does a
@@ -181,11 +181,27 @@ public final class ScatterSweepWorkload {
   }
 
   /**
-   * A read-only pool of one connection for the bare baseline; {@code timed}: its connections carry the
-   * deadlines a Shardwise pool gives them by default (pgjdbc {@code socketTimeout} 15 s, so every read
-   * is a timed wait, and the server-side statement, lock and idle-in-transaction timeouts).
+   * The deadlines on a connection of Shardwise's own pool, read from it: pgjdbc's {@code socketTimeout}
+   * (whole seconds) and the server-side timeouts, as data source properties for a bare pool.
    */
-  private static HikariDataSource barePool(String name, String url, boolean timed,
+  private static Map<String, String> deadlinesOfShardwisePool(ShardedSessions shards) {
+    return shards.forKey(1L).fromSession(session -> session.doReturningWork(c -> {
+      try (PreparedStatement ps = c.prepareStatement("select current_setting('statement_timeout'),"
+          + " current_setting('lock_timeout'), current_setting('idle_in_transaction_session_timeout')");
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return Map.of("socketTimeout", Long.toString((c.getNetworkTimeout() + 999) / 1000),
+            "options", "-c statement_timeout=" + rs.getString(1) + " -c lock_timeout=" + rs.getString(2)
+                + " -c idle_in_transaction_session_timeout=" + rs.getString(3));
+      }
+    }));
+  }
+
+  /**
+   * A read-only pool of one connection for the bare baseline, its connections given {@code deadlines}
+   * (none, or those of Shardwise's pool: then every read is a timed wait).
+   */
+  private static HikariDataSource barePool(String name, String url, Map<String, String> deadlines,
       java.util.concurrent.ScheduledExecutorService housekeeper) {
     HikariConfig hc = new HikariConfig();
     hc.setPoolName(name);
@@ -194,11 +210,7 @@ public final class ScatterSweepWorkload {
     hc.setReadOnly(true);
     hc.setMaximumPoolSize(1);
     hc.setScheduledExecutor(housekeeper);
-    if (timed) {
-      hc.addDataSourceProperty("socketTimeout", "15");
-      hc.addDataSourceProperty("options",
-          "-c statement_timeout=10000 -c lock_timeout=5000 -c idle_in_transaction_session_timeout=60000");
-    }
+    deadlines.forEach(hc::addDataSourceProperty);
     return new HikariDataSource(hc);
   }
 
@@ -227,9 +239,11 @@ public final class ScatterSweepWorkload {
         SessionFactory inspectedFactory = options.parts ? inspected.buildSessionFactory() : null) {
       ShardedSessions shards = ShardedSessions.of(sessionFactory);
       ScatterCostWorkload.load(shards, options.rows);
+      Map<String, String> deadlines = deadlinesOfShardwisePool(shards);
+      System.out.println(TAG + "Shardwise's pool sets " + deadlines);
       for (PostgresShard shard : pg.shards()) {
-        bare.add(barePool("bare-" + shard.index(), shard.primary().jdbcUrl(), false, bareHousekeeper));
-        bareTimed.add(barePool("bare-timed-" + shard.index(), shard.primary().jdbcUrl(), true, bareHousekeeper));
+        bare.add(barePool("bare-" + shard.index(), shard.primary().jdbcUrl(), Map.of(), bareHousekeeper));
+        bareTimed.add(barePool("bare-timed-" + shard.index(), shard.primary().jdbcUrl(), deadlines, bareHousekeeper));
       }
       return new ScatterSweepWorkload(shards, inspectedFactory == null ? null : ShardedSessions.of(inspectedFactory),
           bare, bareTimed, options.rows).measure(options, pg.shards().size());
